@@ -1,0 +1,141 @@
+import Foundation
+
+/// The error every MSAL API throws or passes to its completion block.
+///
+/// It bridges to `NSError` exactly as MSAL for iOS/macOS reports errors, so existing code keeps working:
+///
+/// ```swift
+/// let nsError = error as NSError
+/// if nsError.domain == MSALErrorDomain && nsError.code == MSALError.interactionRequired.rawValue {
+///     // sign the user in interactively
+/// }
+/// ```
+///
+/// Swift code can also read the typed properties, or match a code directly:
+///
+/// ```swift
+/// do { try await app.acquireTokenSilent(with: parameters) }
+/// catch MSALError.interactionRequired { ... }
+/// catch let error as MSALErrorInfo where error.oauthError == "invalid_grant" { ... }
+/// ```
+///
+/// Descriptions are meant for developers. They never contain a token or other secret.
+public struct MSALErrorInfo: Error, CustomNSError, CustomStringConvertible, Sendable {
+    /// The code an application acts on.
+    public var code: MSALError
+    /// The diagnostic code, when ``code`` is ``MSALError/internal`` (or to refine another code).
+    public var internalCode: MSALInternalError?
+    /// A description for developers. Never contains a token.
+    public var errorDescription: String
+    /// The OAuth `error` the server returned, such as `invalid_grant`.
+    public var oauthError: String?
+    /// The OAuth `suberror` the server returned, such as `bad_token`.
+    public var oauthSubError: String?
+    /// The STS error codes the server returned (`error_codes`), as strings.
+    public var stsErrorCodes: [String]?
+    /// The HTTP status code of the failed request.
+    public var httpStatusCode: Int?
+    /// The response headers of the failed request.
+    public var httpHeaders: [String: String]?
+    /// The correlation id of the request.
+    public var correlationId: UUID?
+    /// Scopes the server declined (``MSALError/serverDeclinedScopes``).
+    public var declinedScopes: [String]?
+    /// Scopes the server granted (``MSALError/serverDeclinedScopes``).
+    public var grantedScopes: [String]?
+    /// The result that failed validation; for declined scopes it holds a usable token for the granted scopes.
+    public var invalidResult: MSALResult?
+    /// The home account id of the account involved.
+    public var homeAccountId: String?
+    /// The error that caused this one, if any (for example a network error).
+    public var underlyingError: (any Error & Sendable)?
+
+    /// Creates an error. Applications normally only receive these.
+    public init(
+        _ code: MSALError,
+        internalCode: MSALInternalError? = nil,
+        description: String,
+        oauthError: String? = nil,
+        oauthSubError: String? = nil,
+        correlationId: UUID? = nil,
+        underlyingError: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.internalCode = internalCode
+        self.errorDescription = description
+        self.oauthError = oauthError
+        self.oauthSubError = oauthSubError
+        self.correlationId = correlationId
+        self.underlyingError = underlyingError
+    }
+
+    /// An ``MSALError/internal`` error carrying `internalCode`.
+    public static func `internal`(
+        _ internalCode: MSALInternalError,
+        _ description: String,
+        correlationId: UUID? = nil,
+        underlyingError: (any Error & Sendable)? = nil
+    ) -> MSALErrorInfo {
+        MSALErrorInfo(.internal, internalCode: internalCode, description: description,
+                      correlationId: correlationId, underlyingError: underlyingError)
+    }
+
+    /// An invalid-parameter error (`MSALInternalError.internalErrorInvalidParameter`).
+    public static func invalidParameter(_ description: String) -> MSALErrorInfo {
+        .internal(.internalErrorInvalidParameter, description)
+    }
+
+    // MARK: CustomNSError
+
+    public static var errorDomain: String { MSALErrorDomain }
+
+    public var errorCode: Int { code.rawValue }
+
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [
+            MSALErrorDescriptionKey: errorDescription,
+            NSLocalizedDescriptionKey: errorDescription,
+        ]
+        if let internalCode { info[MSALInternalErrorCodeKey] = internalCode.rawValue }
+        if let oauthError { info[MSALOAuthErrorKey] = oauthError }
+        if let oauthSubError { info[MSALOAuthSubErrorKey] = oauthSubError }
+        if let stsErrorCodes { info[MSALSTSErrorCodesKey] = stsErrorCodes }
+        if let httpStatusCode { info[MSALHTTPResponseCodeKey] = String(httpStatusCode) }
+        if let httpHeaders { info[MSALHTTPHeadersKey] = httpHeaders }
+        if let correlationId { info[MSALCorrelationIDKey] = correlationId.uuidString }
+        if let declinedScopes { info[MSALDeclinedScopesKey] = declinedScopes }
+        if let grantedScopes { info[MSALGrantedScopesKey] = grantedScopes }
+        if let invalidResult { info[MSALInvalidResultKey] = invalidResult }
+        if let homeAccountId { info[MSALHomeAccountIdKey] = homeAccountId }
+        if let underlyingError { info[NSUnderlyingErrorKey] = underlyingError as NSError }
+        return info
+    }
+
+    // MARK: CustomStringConvertible
+
+    public var description: String {
+        var parts = ["MSALError.\(code)"]
+        if let internalCode { parts.append("(\(internalCode))") }
+        parts.append(errorDescription)
+        if let oauthError {
+            parts.append("[oauth error: \(oauthError)" + (oauthSubError.map { ", suberror: \($0)" } ?? "") + "]")
+        }
+        if let stsErrorCodes, !stsErrorCodes.isEmpty { parts.append("[sts codes: \(stsErrorCodes.joined(separator: ","))]") }
+        if let httpStatusCode { parts.append("[http \(httpStatusCode)]") }
+        if let correlationId { parts.append("[correlation id: \(correlationId.uuidString)]") }
+        return parts.joined(separator: " ")
+    }
+}
+
+/// Matches any error whose MSAL code is `pattern`, so that `catch MSALError.interactionRequired` works.
+public func ~= (pattern: MSALError, value: any Error) -> Bool {
+    let nsError = value as NSError
+    return nsError.domain == MSALErrorDomain && nsError.code == pattern.rawValue
+}
+
+/// Matches any ``MSALError/internal`` error whose internal code is `pattern`.
+public func ~= (pattern: MSALInternalError, value: any Error) -> Bool {
+    let nsError = value as NSError
+    return nsError.domain == MSALErrorDomain
+        && (nsError.userInfo[MSALInternalErrorCodeKey] as? Int) == pattern.rawValue
+}

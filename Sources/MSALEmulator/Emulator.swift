@@ -1,0 +1,1 @@
+// The identity platform emulator.
