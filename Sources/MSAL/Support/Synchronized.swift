@@ -16,13 +16,15 @@ final class LockedBox<Value>: @unchecked Sendable {
     }
 }
 
-/// A property stored behind a lock. Used by MSAL's configuration and parameter classes, which keep MSAL's
-/// mutable-property API (`parameters.promptType = .login`) and are still safe to pass between tasks.
+/// A property stored behind a lock. MSAL's configuration and parameter classes use it to keep MSAL's
+/// mutable-property API (`parameters.promptType = .login`) while staying safe to pass between tasks.
 @propertyWrapper
-struct Synchronized<Value: Sendable>: Sendable {
+public struct MSALLocked<Value: Sendable>: Sendable {
     private let box: LockedBox<Value>
-    init(wrappedValue: Value) { box = LockedBox(wrappedValue) }
-    var wrappedValue: Value {
+    /// Stores `wrappedValue` behind a lock.
+    public init(wrappedValue: Value) { box = LockedBox(wrappedValue) }
+    /// The value; reads and writes take the lock.
+    public var wrappedValue: Value {
         get { box.get() }
         nonmutating set { box.set(newValue) }
     }

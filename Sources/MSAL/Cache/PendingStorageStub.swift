@@ -1,0 +1,2 @@
+// Replaced by the cache storage implementation.
+public protocol MSALTokenCacheStorage: Sendable {}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// How much MSAL logs.
+public enum MSALLogLevel: Int, Sendable, Comparable {
+    case nothing = 0
+    case error = 1
+    case warning = 2
+    case info = 3
+    case verbose = 4
+
+    /// The most detailed level.
+    public static let last = MSALLogLevel.verbose
+
+    public static func < (lhs: MSALLogLevel, rhs: MSALLogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Which personal data MSAL masks in log messages. Tokens are never logged at any level.
+public enum MSALLogMaskingLevel: Int, Sendable {
+    /// Mask all personal data (user names, account ids, ...). The default.
+    case settingsMaskAllPII = 0
+    /// Mask only end-user identifiable information.
+    case settingsMaskEUIIOnly = 1
+    /// Mask only secrets (tokens are never written in any case).
+    case settingsMaskSecretsOnly = 2
+}
+
+/// The log callback: the level, the message, and whether the message contains personal data.
+public typealias MSALLogCallback = @Sendable (MSALLogLevel, String?, Bool) -> Void
+
+/// Logging settings, shared by every ``MSALPublicClientApplication`` in the process.
+///
+/// MSAL also logs through swift-log under the label `com.microsoft.identity.msal`, so server applications that
+/// bootstrap `LoggingSystem` receive MSAL's messages without a callback.
+public final class MSALLoggerConfig: @unchecked Sendable {
+    @MSALLocked private var level: MSALLogLevel = .info
+    @MSALLocked private var masking: MSALLogMaskingLevel = .settingsMaskAllPII
+    @MSALLocked private var logCallback: MSALLogCallback?
+
+    init() {}
+
+    /// The most detailed level delivered. Default ``MSALLogLevel/info``.
+    public var logLevel: MSALLogLevel {
+        get { level }
+        set { level = newValue }
+    }
+
+    /// How personal data is masked. Default ``MSALLogMaskingLevel/settingsMaskAllPII``.
+    public var logMaskingLevel: MSALLogMaskingLevel {
+        get { masking }
+        set { masking = newValue }
+    }
+
+    /// Sets the callback that receives MSAL's log messages. Replacing it later replaces the previous one.
+    public func setLogCallback(_ callback: @escaping MSALLogCallback) {
+        logCallback = callback
+    }
+
+    /// The callback set with ``setLogCallback(_:)``.
+    public func callback() -> MSALLogCallback? { logCallback }
+}
+
+/// HTTP settings, shared by every ``MSALPublicClientApplication`` in the process.
+public final class MSALHTTPConfig: @unchecked Sendable {
+    @MSALLocked private var retries: Int = 1
+    @MSALLocked private var interval: TimeInterval = 0.5
+    @MSALLocked private var timeout: TimeInterval = 300
+
+    init() {}
+
+    /// How many times a request is retried after a 5xx response or a timeout. Default 1.
+    public var retryCount: Int {
+        get { retries }
+        set { retries = max(0, newValue) }
+    }
+
+    /// Seconds to wait before a retry. Default 0.5.
+    public var retryInterval: TimeInterval {
+        get { interval }
+        set { interval = max(0, newValue) }
+    }
+
+    /// Seconds to wait for a response. Default 300.
+    public var timeoutIntervalForRequest: TimeInterval {
+        get { timeout }
+        set { timeout = max(1, newValue) }
+    }
+}
+
+/// Telemetry settings. MSAL never uploads telemetry; events go only to the callback.
+public final class MSALTelemetryConfig: @unchecked Sendable {
+    @MSALLocked private var pii = false
+    @MSALLocked private var failureOnly = false
+    @MSALLocked private var handler: (@Sendable ([String: String]) -> Void)?
+
+    init() {}
+
+    /// Whether events may carry personal data. Default false.
+    public var piiEnabled: Bool {
+        get { pii }
+        set { pii = newValue }
+    }
+    /// Whether only failed requests produce events. Default false.
+    public var notifyOnFailureOnly: Bool {
+        get { failureOnly }
+        set { failureOnly = newValue }
+    }
+    /// Receives one dictionary per finished request.
+    public var telemetryCallback: (@Sendable ([String: String]) -> Void)? {
+        get { handler }
+        set { handler = newValue }
+    }
+}
+
+/// Whether a broker app may be used. There is no broker outside iOS; the setting is kept for source compatibility.
+public enum MSALBrokeredAvailability: Int, Sendable {
+    case auto = 0
+    case none = 1
+}
+
+/// Process-wide MSAL settings.
+public enum MSALGlobalConfig {
+    private static let logger = MSALLoggerConfig()
+    private static let http = MSALHTTPConfig()
+    private static let telemetry = MSALTelemetryConfig()
+    private static let broker = LockedBox(MSALBrokeredAvailability.auto)
+
+    /// Logging settings.
+    public static var loggerConfig: MSALLoggerConfig { logger }
+    /// HTTP retry and timeout settings.
+    public static var httpConfig: MSALHTTPConfig { http }
+    /// Telemetry settings.
+    public static var telemetryConfig: MSALTelemetryConfig { telemetry }
+    /// Broker availability (no effect outside iOS).
+    public static var brokerAvailability: MSALBrokeredAvailability {
+        get { broker.get() }
+        set { broker.set(newValue) }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Dispatch
+
+/// How MSAL asks the user during interactive sign-in.
+public enum MSALPromptType: UInt, Sendable {
+    /// Let the user pick an account (`prompt=select_account`).
+    case selectAccount = 0
+    /// Make the user enter credentials (`prompt=login`).
+    case login = 1
+    /// Ask the user to consent again (`prompt=consent`).
+    case consent = 2
+    /// Offer to create an account (`prompt=create`).
+    case create = 3
+    /// Ask only if necessary (no `prompt` parameter). The default.
+    case promptIfNecessary = 4
+
+    /// The default, ``promptIfNecessary``.
+    public static let `default` = MSALPromptType.promptIfNecessary
+
+    /// The `prompt` parameter value, or nil for ``promptIfNecessary``.
+    var parameterValue: String? {
+        switch self {
+        case .selectAccount: return "select_account"
+        case .login: return "login"
+        case .consent: return "consent"
+        case .create: return "create"
+        case .promptIfNecessary: return nil
+        }
+    }
+}
+
+/// Parameters common to every MSAL call.
+public class MSALParameters: @unchecked Sendable {
+    /// The queue completion blocks are called on. When nil, interactive calls complete on the main queue on Apple
+    /// platforms; every other call (and every call elsewhere) completes on a background queue.
+    @MSALLocked public var completionBlockQueue: DispatchQueue?
+
+    /// Creates parameters with default values.
+    public init() {}
+}
+
+/// Parameters common to interactive and silent token requests.
+public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
+    /// The scopes to request, such as `["User.Read"]` or `["api://<app id>/.default"]`. MSAL adds `openid`,
+    /// `profile` and `offline_access` itself.
+    @MSALLocked public var scopes: [String]
+    /// The account to get a token for.
+    @MSALLocked public var account: MSALAccount?
+    /// The authority for this request; it must be of the same kind as the application's. Nil uses the
+    /// application's authority (for silent requests, the account's home tenant when that authority is
+    /// `common`, `organizations` or `consumers`).
+    @MSALLocked public var authority: MSALAuthority?
+    /// Claims to request, such as a claims challenge from a resource. A claims request skips the token cache.
+    @MSALLocked public var claimsRequest: MSALClaimsRequest?
+    /// Extra query parameters sent with this request.
+    @MSALLocked public var extraQueryParameters: [String: String]?
+    /// The correlation id of this request. A new one is generated when nil.
+    @MSALLocked public var correlationId: UUID?
+    /// A login hint (accepted for source compatibility with code that sets it on silent parameters; used by
+    /// interactive requests).
+    @MSALLocked public var loginHint: String?
+
+    /// Creates parameters for `scopes`.
+    public init(scopes: [String]) {
+        self.scopes = scopes
+        super.init()
+    }
+}
+
+/// Parameters of an interactive token request.
+public final class MSALInteractiveTokenParameters: MSALTokenParameters, @unchecked Sendable {
+    /// How the user is prompted. Default ``MSALPromptType/promptIfNecessary``.
+    @MSALLocked public var promptType: MSALPromptType = .promptIfNecessary
+    /// A domain hint (`domain_hint`), such as `contoso.com`.
+    @MSALLocked public var domainHint: String?
+    /// Further scopes the user is asked to consent to now, so that later silent requests for them succeed.
+    @MSALLocked public var extraScopesToConsent: [String]?
+
+    /// The web view settings.
+    public let webviewParameters: MSALWebviewParameters
+
+    /// Creates interactive parameters for `scopes`, shown with `webviewParameters`.
+    public init(scopes: [String], webviewParameters: MSALWebviewParameters) {
+        self.webviewParameters = webviewParameters
+        super.init(scopes: scopes)
+    }
+}
+
+/// Parameters of a silent token request.
+public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Sendable {
+    /// Skip the cached access token and refresh. Default false.
+    @MSALLocked public var forceRefresh: Bool = false
+    /// Kept for source compatibility (Apple single-sign-on extension). Default true.
+    @MSALLocked public var allowUsingLocalCachedRtWhenSsoExtFailed: Bool = true
+
+    /// Creates silent parameters for `scopes` and `account`.
+    public init(scopes: [String], account: MSALAccount) {
+        super.init(scopes: scopes)
+        self.account = account
+    }
+}
+
+/// Parameters of ``MSALPublicClientApplication/signout(with:signoutParameters:completionBlock:)``.
+public final class MSALSignoutParameters: MSALParameters, @unchecked Sendable {
+    /// Also end the session in the browser through the OpenID end-session endpoint. Default false.
+    @MSALLocked public var signoutFromBrowser: Bool = false
+    /// Remove the account for every app sharing the cache, not only this one. Default false.
+    @MSALLocked public var wipeAccount: Bool = false
+    /// Remove every account from the cache. Default false.
+    @MSALLocked public var wipeCacheForAllAccounts: Bool = false
+    /// Extra query parameters for the end-session request.
+    @MSALLocked public var extraQueryParameters: [String: String]?
+
+    /// The web view settings used for browser sign-out.
+    public let webviewParameters: MSALWebviewParameters
+
+    /// Creates sign-out parameters.
+    public init(webviewParameters: MSALWebviewParameters) {
+        self.webviewParameters = webviewParameters
+        super.init()
+    }
+
+    /// Creates sign-out parameters with default web view settings.
+    public override convenience init() {
+        self.init(webviewParameters: MSALWebviewParameters())
+    }
+}
+
+/// Filters for account lookups.
+public final class MSALAccountEnumerationParameters: MSALParameters, @unchecked Sendable {
+    /// The home account id to match.
+    public let identifier: String?
+    /// The user name to match (case-insensitive).
+    public let username: String?
+    /// A tenant profile identifier (object id in some tenant) to match.
+    public let tenantProfileIdentifier: String?
+    /// Return only accounts that can get tokens silently (a refresh token exists for this app). Default true.
+    @MSALLocked public var returnOnlySignedInAccounts: Bool = true
+
+    /// Matches the account with home account id `identifier`.
+    public init(identifier: String?) {
+        self.identifier = identifier
+        self.username = nil
+        self.tenantProfileIdentifier = nil
+        super.init()
+    }
+
+    /// Matches by home account id and user name.
+    public init(identifier: String?, username: String) {
+        self.identifier = identifier
+        self.username = username
+        self.tenantProfileIdentifier = nil
+        super.init()
+    }
+
+    /// Matches the account that has a tenant profile with this identifier.
+    public init(tenantProfileIdentifier: String) {
+        self.identifier = nil
+        self.username = nil
+        self.tenantProfileIdentifier = tenantProfileIdentifier
+        super.init()
+    }
+}

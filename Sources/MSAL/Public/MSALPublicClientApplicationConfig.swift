@@ -1,0 +1,110 @@
+import Foundation
+
+/// Where and how the token cache is kept.
+///
+/// On Linux the default is a JSON file in the cross-SDK format that MSAL for Python, .NET and Node share, at
+/// ``MSALFileTokenCacheStorage/defaultFileURL()`` (under `$XDG_DATA_HOME`, else `~/.local/share`). Set ``storage``
+/// to keep the cache elsewhere, for example ``MSALInMemoryTokenCacheStorage`` for a process-local cache.
+public final class MSALCacheConfig: @unchecked Sendable {
+    /// The keychain sharing group (Apple platforms). Kept for source compatibility; on Linux it has no effect.
+    @MSALLocked public var keychainSharingGroup: String = MSALCacheConfig.defaultKeychainSharingGroup()
+
+    /// The storage of the unified token cache. `nil` (the default) selects the platform default.
+    @MSALLocked public var storage: (any MSALTokenCacheStorage)?
+
+    init() {}
+
+    /// The default keychain group of MSAL for iOS/macOS.
+    public class func defaultKeychainSharingGroup() -> String {
+        #if os(iOS)
+        return "com.microsoft.adalcache"
+        #else
+        return "com.microsoft.identity.universalstorage"
+        #endif
+    }
+
+    func copy() -> MSALCacheConfig {
+        let copy = MSALCacheConfig()
+        copy.keychainSharingGroup = keychainSharingGroup
+        copy.storage = storage
+        return copy
+    }
+}
+
+/// The configuration of a ``MSALPublicClientApplication``: which app registration, redirect URI and authority to use.
+///
+/// ```swift
+/// let authority = try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/common")!)
+/// let config = MSALPublicClientApplicationConfig(clientId: "<client id>", redirectUri: nil, authority: authority)
+/// let app = try MSALPublicClientApplication(configuration: config)
+/// ```
+///
+/// The application copies the configuration when it is created; later changes have no effect on it.
+public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
+    /// The application (client) id of the app registration.
+    @MSALLocked public var clientId: String
+    /// The redirect URI. `nil` selects the platform default: `http://localhost` (a loopback redirect on any port)
+    /// outside Apple platforms, `msauth.<bundle id>://auth` on Apple platforms.
+    @MSALLocked public var redirectUri: String?
+    /// The default authority. Defaults to `https://login.microsoftonline.com/common`.
+    @MSALLocked public var authority: MSALAuthority
+    /// Authorities trusted without validation. B2C authorities must be listed here.
+    @MSALLocked public var knownAuthorities: [MSALAuthority] = []
+    /// Whether an access token past its expiry but within its extended lifetime may be returned while the service
+    /// is unavailable. Default false.
+    @MSALLocked public var extendedLifetimeEnabled: Bool = false
+    /// Client capabilities, such as `["cp1"]` for continuous access evaluation; sent as the `xms_cc` claim.
+    @MSALLocked public var clientApplicationCapabilities: [String]?
+    /// Seconds before expiry at which a cached access token is no longer returned. Default 300.
+    @MSALLocked public var tokenExpirationBuffer: Double = 300
+    /// Whether the result may come from another sovereign cloud (`instance_aware=true`). Default false.
+    @MSALLocked public var multipleCloudsSupported: Bool = false
+    /// Skips the redirect URI checks. Default false.
+    @MSALLocked public var bypassRedirectURIValidation: Bool = false
+    /// Extra query parameters sent with every request.
+    @MSALLocked public var extraQueryParameters: [String: String] = [:]
+    /// The HTTP transport. `nil` selects ``MSALURLSessionHTTPClient``.
+    @MSALLocked public var httpClient: (any MSALHTTPClient)?
+    /// The clock MSAL reads for expiry decisions. `nil` selects the system clock.
+    @MSALLocked public var clock: (any MSALClock)?
+
+    private let cacheConfigValue = MSALCacheConfig()
+
+    /// Token cache settings.
+    public var cacheConfig: MSALCacheConfig { cacheConfigValue }
+
+    /// Creates a configuration for `clientId` with the default authority and redirect URI.
+    public convenience init(clientId: String) {
+        self.init(clientId: clientId, redirectUri: nil, authority: nil)
+    }
+
+    /// Creates a configuration.
+    public init(clientId: String, redirectUri: String?, authority: MSALAuthority?) {
+        self.clientId = clientId
+        self.redirectUri = redirectUri
+        self.authority = authority ?? MSALPublicClientApplicationConfig.defaultAuthority
+        // The default authority URL is a constant and always parses.
+    }
+
+    static let defaultAuthority: MSALAuthority = {
+        // swiftlint:disable:next force_try
+        try! MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/common")!)
+    }()
+
+    /// A snapshot of the settings, taken when an application is created.
+    func snapshot() -> MSALPublicClientApplicationConfig {
+        let copy = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: redirectUri, authority: authority)
+        copy.knownAuthorities = knownAuthorities
+        copy.extendedLifetimeEnabled = extendedLifetimeEnabled
+        copy.clientApplicationCapabilities = clientApplicationCapabilities
+        copy.tokenExpirationBuffer = tokenExpirationBuffer
+        copy.multipleCloudsSupported = multipleCloudsSupported
+        copy.bypassRedirectURIValidation = bypassRedirectURIValidation
+        copy.extraQueryParameters = extraQueryParameters
+        copy.httpClient = httpClient
+        copy.clock = clock
+        copy.cacheConfig.keychainSharingGroup = cacheConfig.keychainSharingGroup
+        copy.cacheConfig.storage = cacheConfig.storage
+        return copy
+    }
+}
