@@ -1,0 +1,43 @@
+import Foundation
+
+/// The single owner of the token cache: every read and write goes through its lock, so one application's
+/// cache is consistent across threads and tasks, and the synchronous account APIs can read it directly.
+/// Cross-process consistency comes from the storage's file lock (``TokenCacheStore/update(_:)``).
+final class CacheOwner: @unchecked Sendable {
+    private let lock = NSLock()
+    private let store: TokenCacheStore
+
+    init(store: TokenCacheStore) {
+        self.store = store
+    }
+
+    /// Runs `body` on the current document (re-read first if another process changed the storage).
+    func read<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(try store.currentDocument())
+    }
+
+    /// Runs `body` on the document under the storage lock and persists the result before returning.
+    func update<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try store.update(body)
+    }
+}
+
+/// Runs at most one refresh per key at a time: concurrent silent requests for the same account, authority and
+/// scopes share one token request and its result.
+actor RefreshCoordinator {
+    private var inFlight: [String: Task<MSALResult, any Error>] = [:]
+
+    func run(_ key: String, _ operation: @escaping @Sendable () async throws -> MSALResult) async throws -> MSALResult {
+        if let existing = inFlight[key] {
+            return try await existing.value
+        }
+        let task = Task { try await operation() }
+        inFlight[key] = task
+        defer { inFlight[key] = nil }
+        return try await task.value
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+extension ClientEngine {
+    /// Every account of this application in the cache, with its tenant profiles.
+    func allAccounts(onlySignedIn: Bool = true) throws -> [MSALAccount] {
+        try cache.read { document in
+            let homeIds = orderedHomeAccountIds(document.accounts(environments: nil))
+            return homeIds.flatMap { buildAccounts(document, homeAccountId: $0, onlySignedIn: onlySignedIn) }
+        }
+    }
+
+    /// The accounts matching `parameters`.
+    func accounts(matching parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
+        try allAccounts(onlySignedIn: parameters.returnOnlySignedInAccounts).filter { account in
+            if let identifier = parameters.identifier, account.identifier?.lowercased() != identifier.lowercased() { return false }
+            if let username = parameters.username,
+               account.username?.caseInsensitiveCompare(username) != .orderedSame { return false }
+            if let profileId = parameters.tenantProfileIdentifier,
+               !(account.tenantProfiles ?? []).contains(where: { $0.identifier?.lowercased() == profileId.lowercased() }) {
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Removes this application's tokens for `account` and its account entries (other applications' tokens stay).
+    func remove(_ account: MSALAccount) throws {
+        guard let homeAccountId = account.identifier else {
+            throw MSALErrorInfo.invalidParameter("The account has no identifier.")
+        }
+        let environments = KnownAliases.expand([account.environment, settings.authority.descriptor.host])
+        try cache.update { document in
+            let familyId = document.appMetadata(environments: environments, clientId: settings.clientId)?.familyId
+            document.removeAccount(homeAccountId: homeAccountId, environments: environments,
+                                   clientId: settings.clientId, familyId: familyId)
+        }
+        currentAccountMemory.withLock { current in
+            if current?.identifier == homeAccountId { current = nil }
+        }
+    }
+
+    /// Home account ids in first-seen order.
+    private func orderedHomeAccountIds(_ entries: [AccountEntry]) -> [String] {
+        var seen = Set<String>()
+        return entries.compactMap { seen.insert($0.homeAccountId).inserted ? $0.homeAccountId : nil }
+    }
+
+    /// The account `homeAccountId` as this application sees it (nil when it has no tokens for this application and
+    /// `onlySignedIn` is set): one ``MSALAccount`` per environment alias group, with a tenant profile per realm.
+    func buildAccounts(_ document: TokenCacheDocument, homeAccountId: String, onlySignedIn: Bool = true) -> [MSALAccount] {
+        let entries = document.accounts(homeAccountId: homeAccountId)
+        guard let first = entries.first else { return [] }
+        let environments = KnownAliases.expand(entries.map(\.environment))
+        if onlySignedIn {
+            let metadata = document.appMetadata(environments: environments, clientId: settings.clientId)
+            let hasOwnToken = !document.refreshTokens(homeAccountId: homeAccountId, environments: environments,
+                                                      clientId: settings.clientId).isEmpty
+                || !document.idTokens(homeAccountId: homeAccountId, environments: environments, clientId: settings.clientId).isEmpty
+            let hasFamilyToken = (metadata == nil || metadata?.familyId != nil)
+                && !document.familyRefreshTokens(homeAccountId: homeAccountId, environments: environments,
+                                                 familyId: metadata?.familyId ?? "1").isEmpty
+            guard hasOwnToken || hasFamilyToken else { return [] }
+        }
+        let uid = MSALAccountId(identifier: homeAccountId).objectId
+        let homeTenant = MSALAccountId(identifier: homeAccountId).tenantId
+        var profiles: [MSALTenantProfile] = []
+        var homeClaims: [String: JSONValue]?
+        var username: String? = first.username.isEmpty ? nil : first.username
+        for entry in entries {
+            let raw = document.idToken(homeAccountId: homeAccountId, environments: environments, realm: entry.realm,
+                                       clientId: settings.clientId)?.secret
+            let claims = raw.flatMap { try? IdToken(raw: $0) }?.claims
+            let isHome = entry.realm.lowercased() == homeTenant?.lowercased()
+                || entry.localAccountId.lowercased() == uid?.lowercased()
+            if isHome {
+                homeClaims = claims
+                if !entry.username.isEmpty { username = entry.username }
+            }
+            profiles.append(MSALTenantProfile(identifier: entry.localAccountId, environment: entry.environment,
+                                              tenantId: entry.realm, isHomeTenantProfile: isHome, claims: claims))
+        }
+        return [MSALAccount(username: username, homeAccountId: homeAccountId, environment: first.environment,
+                            tenantProfiles: profiles, claims: homeClaims)]
+    }
+}

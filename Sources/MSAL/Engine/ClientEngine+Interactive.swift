@@ -1,0 +1,112 @@
+import Foundation
+
+/// An interactive request, copied from ``MSALInteractiveTokenParameters`` when the call starts.
+struct InteractiveRequest: Sendable {
+    var scopes: [String]
+    var extraScopesToConsent: [String]
+    var account: MSALAccount?
+    var authority: MSALAuthority?
+    var prompt: MSALPromptType
+    var loginHint: String?
+    var domainHint: String?
+    var claimsRequest: MSALClaimsRequest?
+    var extraQueryParameters: [String: String]
+    var correlationId: UUID
+    var authenticator: (any MSALWebAuthenticator)?
+    var prefersEphemeralSession: Bool
+}
+
+extension ClientEngine {
+    func acquireTokenInteractive(_ request: InteractiveRequest) async throws -> MSALResult {
+        let correlationId = request.correlationId
+        try Scopes.validate(request.scopes, correlationId: correlationId)
+        if !request.extraScopesToConsent.isEmpty {
+            try Scopes.validate(request.extraScopesToConsent, correlationId: correlationId)
+        }
+        guard let authenticator = request.authenticator ?? MSALWebAuthenticatorRegistry.defaultAuthenticator else {
+            throw MSALErrorInfo.internal(.internalErrorNoViewController,
+                                         "No web authenticator is available to show the sign-in pages; set MSALWebviewParameters.webAuthenticator.",
+                                         correlationId: correlationId)
+        }
+        let started = interactiveRunning.withLock { running -> Bool in
+            if running { return false }
+            running = true
+            return true
+        }
+        guard started else {
+            throw MSALErrorInfo.internal(.internalErrorInteractiveSessionAlreadyRunning,
+                                         "Another interactive sign-in is already running.", correlationId: correlationId)
+        }
+        defer { interactiveRunning.set(false) }
+
+        let authority = try requestAuthority(request.authority, correlationId: correlationId)
+        let context = requestContext(correlationId)
+        let resolved = try await resolver.resolve(authority.descriptor, knownAuthorities: settings.knownAuthorities,
+                                                  http: http, correlationId: correlationId, timeout: context.timeout)
+        let verifier = PKCE.makeVerifier()
+        let extraQuery = settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
+        let authorization = AuthorizationRequest(
+            authorizationEndpoint: resolved.metadata.authorizationEndpoint,
+            clientId: settings.clientId,
+            scopes: request.scopes + request.extraScopesToConsent,
+            state: OAuthRandom.state(),
+            nonce: OAuthRandom.nonce(),
+            codeVerifier: verifier,
+            codeChallenge: PKCE.challenge(for: verifier),
+            prompt: request.prompt,
+            loginHint: request.loginHint ?? request.account?.username,
+            domainHint: request.domainHint,
+            claims: ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: request.claimsRequest),
+            responseMode: nil,
+            extraQueryParameters: extraQuery,
+            correlationId: correlationId,
+            instanceAware: settings.multipleCloudsSupported)
+        let webRequest = MSALWebAuthenticationRequest(
+            redirectUri: settings.redirectUri, state: authorization.state, correlationId: correlationId,
+            prefersEphemeralSession: request.prefersEphemeralSession,
+            authorizationURL: { redirectUri in authorization.url(redirectUri: redirectUri) })
+        MSALLog(correlationId: correlationId).info("Starting interactive sign-in at \(resolved.descriptor.urlString).")
+        let response: MSALWebAuthenticationResponse
+        do {
+            response = try await authenticator.authenticate(webRequest)
+        } catch is CancellationError {
+            throw MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
+                                description: "The interactive sign-in was cancelled.", correlationId: correlationId)
+        }
+        guard case .code(let code, _) = try authorization.read(response) else {
+            throw MSALErrorInfo.internal(.internalErrorUnexpected, "Unexpected authorization outcome.", correlationId: correlationId)
+        }
+        let tokenResponse = try await TokenEndpointClient(context: context).post(
+            resolved.metadata.tokenEndpoint,
+            parameters: authorization.tokenParameters(code: code, redirectUri: response.redirectUri))
+        let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved,
+                                           requestedScopes: request.scopes + request.extraScopesToConsent,
+                                           nonce: authorization.nonce, knownHomeAccountId: request.account?.identifier,
+                                           now: clock.now(), correlationId: correlationId)
+        let handled = try handler.handle(tokenResponse, accountSource: "authorization_code", replacingRefreshTokenKey: nil)
+        let resultAuthority: MSALAuthority
+        if authority.descriptor.kind == .aad, authority.descriptor.tenantKind != .specific {
+            resultAuthority = MSALAuthority.make(authority.descriptor.withTenant(handled.realm))
+        } else {
+            resultAuthority = authority
+        }
+        return try persistAndMakeResult(handled, authority: resultAuthority, knownAccount: request.account,
+                                        correlationId: correlationId)
+    }
+
+    /// Removes the account's tokens for this application (and the account entry), then returns the end-session URL
+    /// when browser sign-out is asked for.
+    func signOut(_ account: MSALAccount, fromBrowser: Bool, extraQueryParameters: [String: String]?,
+                 correlationId: UUID) async throws -> URL? {
+        try remove(account)
+        guard fromBrowser else { return nil }
+        let context = requestContext(correlationId)
+        let resolved = try await resolver.resolve(settings.authority.descriptor, knownAuthorities: settings.knownAuthorities,
+                                                  http: http, correlationId: correlationId, timeout: context.timeout)
+        guard let endSession = resolved.metadata.endSessionEndpoint else { return nil }
+        var pairs: [(String, String)] = []
+        if let username = account.username, !username.isEmpty { pairs.append(("logout_hint", username)) }
+        for (key, value) in (extraQueryParameters ?? [:]).sorted(by: { $0.key < $1.key }) { pairs.append((key, value)) }
+        return FormEncoding.url(endSession, adding: pairs)
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+
+/// A silent request, copied from ``MSALSilentTokenParameters`` when the call starts.
+struct SilentRequest: Sendable {
+    var scopes: [String]
+    var account: MSALAccount?
+    var authority: MSALAuthority?
+    var claims: String?
+    var hasClaimsRequest: Bool
+    var forceRefresh: Bool
+    var correlationId: UUID
+    var extraQueryParameters: [String: String]
+}
+
+/// The machinery behind ``MSALPublicClientApplication``: cache, authority resolution, token requests.
+/// Immutable; the cache has one owner (``CacheOwner``) and refreshes one coordinator (``RefreshCoordinator``).
+final class ClientEngine: Sendable {
+    let settings: EngineSettings
+    let http: any MSALHTTPClient
+    let clock: any MSALClock
+    let cache: CacheOwner
+    let resolver: AuthorityResolver
+    let refreshes = RefreshCoordinator()
+    let throttle = ThrottleStore()
+    let interactiveRunning = LockedBox(false)
+    let currentAccountMemory = LockedBox<MSALAccount?>(nil)
+    let policy: CachedTokenPolicy
+    let tenantProfiles = LockedBox<[String: (raw: String, profile: MSALTenantProfile)]>([:])
+
+    init(settings: EngineSettings, http: any MSALHTTPClient, clock: any MSALClock, cache: CacheOwner,
+         resolver: AuthorityResolver = .shared) {
+        self.settings = settings
+        self.http = http
+        self.clock = clock
+        self.cache = cache
+        self.resolver = resolver
+        self.policy = CachedTokenPolicy(expirationBuffer: settings.tokenExpirationBuffer,
+                                        extendedLifetimeEnabled: settings.extendedLifetimeEnabled)
+    }
+
+    func requestContext(_ correlationId: UUID) -> RequestContext {
+        let http = MSALGlobalConfig.httpConfig
+        return RequestContext(http: self.http, clientId: settings.clientId, correlationId: correlationId,
+                              retryCount: http.retryCount, retryInterval: http.retryInterval,
+                              timeout: http.timeoutIntervalForRequest, clock: clock,
+                              log: MSALLog(correlationId: correlationId), throttle: throttle)
+    }
+
+    /// The authority a request uses: its own or the application's, which must be of the same kind.
+    func requestAuthority(_ requested: MSALAuthority?, correlationId: UUID) throws -> MSALAuthority {
+        guard let requested else { return settings.authority }
+        guard requested.descriptor.kind == settings.authority.descriptor.kind else {
+            throw MSALErrorInfo.internal(.internalErrorInvalidParameter,
+                                         "The request's authority must be of the same kind as the application's (\(settings.authority.descriptor.kind)).",
+                                         correlationId: correlationId)
+        }
+        return requested
+    }
+
+    // MARK: Silent
+
+    func acquireTokenSilent(_ request: SilentRequest) async throws -> MSALResult {
+        let correlationId = request.correlationId
+        try Scopes.validate(request.scopes, correlationId: correlationId)
+        guard let account = request.account, let homeAccountId = account.identifier else {
+            throw MSALErrorInfo.internal(.internalErrorAccountRequired, "A silent request needs an account.",
+                                         correlationId: correlationId)
+        }
+        let authority = try requestAuthority(request.authority, correlationId: correlationId)
+        let descriptor = silentAuthority(authority.descriptor, account: account)
+        let environments = KnownAliases.expand([account.environment, descriptor.host])
+        let realms = realmsToLookUp(descriptor, requested: authority.descriptor)
+        let scopeSet = ScopeSet(request.scopes)
+        let now = clock.now()
+
+        let lookup: (entry: AccessTokenEntry, idToken: String?)? = try cache.read { document in
+            for realm in realms {
+                if let entry = document.findAccessToken(homeAccountId: homeAccountId, environments: environments,
+                                                        clientId: settings.clientId, realm: realm, scopes: scopeSet) {
+                    let idToken = document.idToken(homeAccountId: homeAccountId, environments: environments,
+                                                   realm: entry.realm, clientId: settings.clientId)?.secret
+                    return (entry, idToken)
+                }
+            }
+            return nil
+        }
+        let decision = policy.decide(expiresOn: lookup?.entry.expiresOn, refreshOn: lookup?.entry.refreshOn,
+                                     extendedExpiresOn: lookup?.entry.extendedExpiresOn, now: now,
+                                     forceRefresh: request.forceRefresh, hasClaims: request.hasClaimsRequest)
+        if decision == .useCached, let lookup {
+            return cachedResult(lookup.entry, idToken: lookup.idToken, extended: false, account: account,
+                                authority: authority, descriptor: descriptor, correlationId: correlationId)
+        }
+        var fallback: MSALResult?
+        var extendedFallback: MSALResult?
+        if let lookup {
+            switch decision {
+            case .refreshKeepingFallback:
+                fallback = cachedResult(lookup.entry, idToken: lookup.idToken, extended: false, account: account,
+                                        authority: authority, descriptor: descriptor, correlationId: correlationId)
+            case .refresh(extendedFallback: true):
+                extendedFallback = cachedResult(lookup.entry, idToken: lookup.idToken, extended: true, account: account,
+                                                authority: authority, descriptor: descriptor, correlationId: correlationId)
+            default:
+                break
+            }
+        }
+        let key = [homeAccountId.lowercased(), descriptor.urlString.lowercased(),
+                   request.scopes.map { $0.lowercased() }.sorted().joined(separator: " "), request.claims ?? ""]
+            .joined(separator: "|")
+        do {
+            return try await refreshes.run(key) { [self] in
+                try await refresh(request, account: account, homeAccountId: homeAccountId, descriptor: descriptor,
+                                  environments: environments)
+            }
+        } catch let error as MSALErrorInfo {
+            if let fallback {
+                MSALLog(correlationId: correlationId).warning("Proactive refresh failed (\(error.code)); returning the still-valid cached token.")
+                return fallback
+            }
+            if let extendedFallback, error.code == .serverError, error.oauthError == nil {
+                MSALLog(correlationId: correlationId).warning("The service is unavailable; returning a token within its extended lifetime.")
+                return extendedFallback
+            }
+            throw error
+        }
+    }
+
+    /// For `common`, `organizations` and `consumers`, silent requests go to the account's home tenant.
+    func silentAuthority(_ descriptor: AuthorityDescriptor, account: MSALAccount) -> AuthorityDescriptor {
+        guard descriptor.kind == .aad, descriptor.tenantKind != .specific,
+              let tenant = account.homeAccountId?.tenantId, !tenant.isEmpty else { return descriptor }
+        return descriptor.withTenant(tenant)
+    }
+
+    /// The realms a cached token may be stored under: the tenant, and — for tokens written by SDKs that store the
+    /// authority's tenant segment (MSAL for Python with `/common`) — the segment as requested.
+    private func realmsToLookUp(_ descriptor: AuthorityDescriptor, requested: AuthorityDescriptor) -> [String] {
+        if descriptor.kind == .b2c {
+            return [descriptor.tenant]
+        }
+        return descriptor.tenant == requested.tenant ? [descriptor.tenant] : [descriptor.tenant, requested.tenant]
+    }
+
+    /// Builds a result from a cached access token, with no network.
+    func cachedResult(_ entry: AccessTokenEntry, idToken: String?, extended: Bool, account: MSALAccount,
+                      authority: MSALAuthority, descriptor: AuthorityDescriptor, correlationId: UUID) -> MSALResult {
+        let profile = tenantProfile(homeAccountId: account.identifier ?? "", realm: entry.realm,
+                                    environment: entry.environment, rawIdToken: idToken)
+        let resultAuthority = descriptor == authority.descriptor ? authority : MSALAuthority.make(descriptor)
+        return MSALResult(accessToken: entry.secret, expiresOn: entry.expiresOn, extendedLifeTimeToken: extended,
+                          idToken: idToken, scopes: Scopes.resultScopes(entry.targetScopes), tenantProfile: profile,
+                          account: account, authority: resultAuthority, correlationId: correlationId)
+    }
+
+    /// The tenant profile of `realm`, parsed from its id token once and remembered.
+    func tenantProfile(homeAccountId: String, realm: String, environment: String, rawIdToken: String?) -> MSALTenantProfile {
+        let memoKey = homeAccountId + "|" + realm
+        if let rawIdToken, let memo = tenantProfiles.withLock({ $0[memoKey] }), memo.raw == rawIdToken {
+            return memo.profile
+        }
+        let claims = rawIdToken.flatMap { try? IdToken(raw: $0) }
+        let uid = MSALAccountId(identifier: homeAccountId).objectId
+        let oid = claims?.oid ?? claims?.sub
+        let profile = MSALTenantProfile(identifier: oid, environment: environment, tenantId: realm,
+                                        isHomeTenantProfile: oid == nil || uid == nil || oid == uid
+                                            || (uid?.hasPrefix(oid ?? "\u{0}") ?? false),
+                                        claims: claims?.claims)
+        if let rawIdToken {
+            tenantProfiles.withLock { memo in
+                if memo.count > 1024 { memo.removeAll() }
+                memo[memoKey] = (rawIdToken, profile)
+            }
+        }
+        return profile
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The application's settings, copied once when the application is created.
+struct EngineSettings: Sendable {
+    var clientId: String
+    var redirectUri: String
+    var authority: MSALAuthority
+    var knownAuthorities: [AuthorityDescriptor]
+    var tokenExpirationBuffer: TimeInterval
+    var extendedLifetimeEnabled: Bool
+    var clientCapabilities: [String]?
+    var multipleCloudsSupported: Bool
+    var extraQueryParameters: [String: String]
+
+    /// The default redirect URI of this platform.
+    static var platformDefaultRedirectUri: String {
+        #if canImport(Darwin)
+        let bundleId = Bundle.main.bundleIdentifier ?? "app"
+        return "msauth.\(bundleId)://auth"
+        #else
+        return "http://localhost"
+        #endif
+    }
+
+    init(_ config: MSALPublicClientApplicationConfig) throws {
+        let clientId = config.clientId.trimmingCharacters(in: .whitespaces)
+        guard !clientId.isEmpty else {
+            throw MSALErrorInfo.invalidParameter("The client id must not be empty.")
+        }
+        guard clientId.unicodeScalars.allSatisfy({ $0.isASCII && !CharacterSet.whitespacesAndNewlines.contains($0) }) else {
+            throw MSALErrorInfo.invalidParameter("The client id must be ASCII without spaces.")
+        }
+        let redirectUri = config.redirectUri ?? Self.platformDefaultRedirectUri
+        if !config.bypassRedirectURIValidation {
+            try Self.validateRedirectUri(redirectUri)
+        }
+        self.clientId = clientId
+        self.redirectUri = redirectUri
+        self.authority = config.authority
+        self.knownAuthorities = config.knownAuthorities.map(\.descriptor)
+        if config.authority.descriptor.kind == .b2c,
+           !knownAuthorities.contains(where: { $0.kind == .b2c && $0.host == config.authority.descriptor.host }) {
+            throw MSALErrorInfo.internal(.internalErrorFailedAuthorityValidation,
+                                         "A B2C authority must be listed in knownAuthorities: \(config.authority.url.absoluteString)")
+        }
+        self.tokenExpirationBuffer = max(0, config.tokenExpirationBuffer)
+        self.extendedLifetimeEnabled = config.extendedLifetimeEnabled
+        self.clientCapabilities = config.clientApplicationCapabilities
+        self.multipleCloudsSupported = config.multipleCloudsSupported
+        self.extraQueryParameters = config.extraQueryParameters
+    }
+
+    /// A redirect URI must be absolute, without a fragment; http only for loopback hosts (RFC 8252 §7.3).
+    static func validateRedirectUri(_ uri: String) throws {
+        guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(), !scheme.isEmpty else {
+            throw MSALErrorInfo.internal(.internalErrorInvalidRedirectURI, "The redirect URI \"\(uri)\" is not an absolute URI.")
+        }
+        if components.fragment != nil {
+            throw MSALErrorInfo.internal(.internalErrorInvalidRedirectURI, "The redirect URI must not contain a fragment.")
+        }
+        if scheme == "http" {
+            guard let host = components.host, AuthorityDescriptor.isLoopbackHost(host) else {
+                throw MSALErrorInfo.internal(.internalErrorInvalidRedirectURI,
+                                             "An http redirect URI must name a loopback host (localhost, 127.0.0.1 or [::1]).")
+            }
+        }
+    }
+}

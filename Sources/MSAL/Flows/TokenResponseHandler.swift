@@ -1,0 +1,118 @@
+import Foundation
+
+/// What a validated token response contributes: the cache write and the pieces of the ``MSALResult``.
+struct HandledTokenResponse: Sendable {
+    var write: TokenWrite
+    var granted: [String]
+    var declined: [String]
+    var homeAccountId: String
+    var realm: String
+    var idToken: IdToken?
+    var expiresOn: Date
+}
+
+/// The cache entries one token response produces (the cache's input).
+struct TokenWrite: Sendable {
+    var homeAccountId: String
+    var environment: String
+    var clientId: String
+    var realm: String
+    /// The granted scopes, space-separated, as the server returned them.
+    var target: String
+    var accessToken: String
+    var tokenType: String
+    var cachedAt: Date
+    var expiresOn: Date
+    var extendedExpiresOn: Date
+    var refreshOn: Date?
+    var refreshToken: String?
+    var familyId: String?
+    var rawIdToken: String?
+    var localAccountId: String
+    var username: String
+    var name: String?
+    var clientInfo: String?
+    var authorityType: String
+    /// The grant that created the account (`authorization_code`, device code, ...), or nil on refresh.
+    var accountSource: String?
+    /// Write the Account entry (skipped on refresh, as MSAL for Python does).
+    var writeAccount: Bool
+    /// The cache key of the refresh token that was redeemed, rotated in place.
+    var replacingRefreshTokenKey: String?
+}
+
+/// Validates a token response (RFC 6749 §5.1, OIDC Core §3.1.3.7) and prepares what the cache stores.
+struct TokenResponseHandler: Sendable {
+    var clientId: String
+    var resolved: ResolvedAuthority
+    /// The scopes the application asked for (without reserved scopes).
+    var requestedScopes: [String]
+    /// The nonce sent in the authorization request (authorization-code grant only).
+    var nonce: String?
+    /// The account the request was for, when known (refresh, or interactive with an account).
+    var knownHomeAccountId: String?
+    var now: Date
+    var correlationId: UUID
+
+    func handle(_ response: TokenResponse, accountSource: String?, replacingRefreshTokenKey: String?) throws -> HandledTokenResponse {
+        guard let accessToken = response.accessToken else {
+            throw MSALErrorInfo.internal(.internalErrorInvalidResponse, "The token response has no access_token.",
+                                         correlationId: correlationId)
+        }
+        // RFC 6749 §7.1: do not use a token whose type is not understood.
+        guard response.tokenType.caseInsensitiveCompare("Bearer") == .orderedSame else {
+            throw MSALErrorInfo.internal(.internalErrorInvalidResponse,
+                                         "The token type \"\(response.tokenType)\" is not supported.", correlationId: correlationId)
+        }
+        var idToken: IdToken?
+        if let raw = response.idToken {
+            let token = try IdToken(raw: raw)
+            try IdTokenValidator.validate(token, expectedIssuer: resolved.metadata.issuer, clientId: clientId,
+                                          nonce: nonce, now: now, clockSkew: 300)
+            idToken = token
+        }
+        let clientInfo = try response.clientInfo.map { try ClientInfo(encoded: $0) }
+        guard let homeAccountId = clientInfo?.homeAccountId ?? knownHomeAccountId else {
+            throw MSALErrorInfo.internal(.internalErrorInvalidResponse, "Client info was not returned in the server response.",
+                                         correlationId: correlationId)
+        }
+        if let knownHomeAccountId, knownHomeAccountId.lowercased() != homeAccountId.lowercased() {
+            var error = MSALErrorInfo.internal(.internalErrorMismatchedUser,
+                                               "The server returned a different account than the one requested.",
+                                               correlationId: correlationId)
+            error.homeAccountId = homeAccountId
+            throw error
+        }
+        let realm = idToken?.tid ?? clientInfo?.utid ?? resolved.descriptor.tenant
+        let granted = response.scopes ?? Scopes.requestParameter(requestedScopes).split(separator: " ").map(String.init)
+        let expiresIn = TimeInterval(response.expiresIn ?? 600)
+        let expiresOn = now.addingTimeInterval(expiresIn)
+        let write = TokenWrite(
+            homeAccountId: homeAccountId,
+            environment: resolved.cacheEnvironment,
+            clientId: clientId,
+            realm: realm,
+            target: granted.joined(separator: " "),
+            accessToken: accessToken,
+            tokenType: "Bearer",
+            cachedAt: now,
+            expiresOn: expiresOn,
+            extendedExpiresOn: now.addingTimeInterval(TimeInterval(response.extExpiresIn ?? Int(expiresIn))),
+            refreshOn: response.refreshIn.map { now.addingTimeInterval(TimeInterval($0)) },
+            refreshToken: response.refreshToken,
+            familyId: response.familyId,
+            rawIdToken: response.idToken,
+            localAccountId: idToken?.oid ?? idToken?.sub ?? clientInfo?.uid ?? "",
+            username: idToken?.preferredUsername ?? "",
+            name: idToken?.name,
+            clientInfo: response.clientInfo,
+            authorityType: "MSSTS",
+            accountSource: accountSource,
+            writeAccount: idToken != nil,
+            replacingRefreshTokenKey: replacingRefreshTokenKey
+        )
+        return HandledTokenResponse(write: write, granted: granted,
+                                    declined: Scopes.declined(requested: requestedScopes, granted: granted),
+                                    homeAccountId: homeAccountId, realm: realm, idToken: idToken, expiresOn: expiresOn)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// Everything one call needs to talk to the identity provider.
+struct RequestContext: Sendable {
+    var http: any MSALHTTPClient
+    var clientId: String
+    var correlationId: UUID
+    var retryCount: Int
+    var retryInterval: TimeInterval
+    var timeout: TimeInterval
+    var clock: any MSALClock
+    var log: MSALLog
+    var throttle: ThrottleStore
+}
+
+/// Remembers servers that asked the client to back off (HTTP 429, or `Retry-After` on a 5xx), so that the same
+/// request is not sent again before the time the server gave.
+actor ThrottleStore {
+    /// The longest back-off honoured, in seconds.
+    static let maximumDelay: TimeInterval = 3600
+    /// The back-off after a 429 without `Retry-After`, in seconds.
+    static let defaultDelay: TimeInterval = 60
+
+    private var blocked: [String: (until: Date, error: MSALErrorInfo)] = [:]
+
+    func check(_ key: String, now: Date) -> MSALErrorInfo? {
+        guard let entry = blocked[key] else { return nil }
+        if entry.until <= now {
+            blocked[key] = nil
+            return nil
+        }
+        var error = entry.error
+        error.errorDescription = "The server asked to wait until \(entry.until) before retrying this request; "
+            + "it was not sent. " + entry.error.errorDescription
+        return error
+    }
+
+    func block(_ key: String, until: Date, error: MSALErrorInfo) {
+        blocked[key] = (until, error)
+    }
+
+    func clear(_ key: String) { blocked[key] = nil }
+}
+
+/// Posts token requests (authorization code, refresh token, device code) and turns the answers into a
+/// ``TokenResponse`` or a typed ``MSALErrorInfo``. 5xx answers and transport failures are retried
+/// `retryCount` times; 429 and `Retry-After` are honoured.
+struct TokenEndpointClient: Sendable {
+    let context: RequestContext
+
+    /// Sends `parameters` to `endpoint`. `throttleKey` identifies the request for back-off purposes.
+    func post(_ endpoint: URL, parameters: [(String, String)], extraHeaders: [String: String] = [:],
+              throttleKey: String? = nil) async throws -> TokenResponse {
+        let response = try await postRaw(endpoint, parameters: parameters, extraHeaders: extraHeaders, throttleKey: throttleKey)
+        if (200..<300).contains(response.statusCode) {
+            return try TokenResponse.parse(response.body, correlationId: context.correlationId)
+        }
+        throw errorFor(response)
+    }
+
+    /// Sends the request and returns the final HTTP response (2xx or 4xx); throws for transport failures and
+    /// server errors that persisted through the retries.
+    func postRaw(_ endpoint: URL, parameters: [(String, String)], extraHeaders: [String: String] = [:],
+                 throttleKey: String? = nil) async throws -> MSALHTTPResponse {
+        let now = context.clock.now()
+        if let throttleKey, let blocked = await context.throttle.check(throttleKey, now: now) {
+            var error = blocked
+            error.correlationId = context.correlationId
+            throw error
+        }
+        var headers = ClientHeaders.tokenRequestHeaders(correlationId: context.correlationId)
+        for (name, value) in extraHeaders { headers[name] = value }
+        let request = MSALHTTPRequest(method: "POST", url: endpoint, headers: headers,
+                                      body: Data(FormEncoding.encode(parameters).utf8), timeout: context.timeout)
+        var attempt = 0
+        while true {
+            let response: MSALHTTPResponse
+            do {
+                response = try await context.http.send(request)
+            } catch let error as MSALErrorInfo {
+                throw error
+            } catch {
+                if attempt < context.retryCount, !(error is CancellationError) {
+                    attempt += 1
+                    context.log.warning("Token request failed to reach the server; retrying (attempt \(attempt + 1)).")
+                    try await Task.sleep(nanoseconds: UInt64(context.retryInterval * 1_000_000_000))
+                    continue
+                }
+                if error is CancellationError { throw error }
+                throw MSALErrorInfo(.serverError, internalCode: nil,
+                                    description: "The token endpoint could not be reached: \(Self.describe(error)).",
+                                    correlationId: context.correlationId, underlyingError: error as NSError)
+            }
+            let retryAfter = Self.retryAfter(response, now: context.clock.now())
+            if response.statusCode == 429 || (response.statusCode >= 500 && retryAfter != nil) {
+                let delay = min(retryAfter ?? ThrottleStore.defaultDelay, ThrottleStore.maximumDelay)
+                let error = errorFor(response)
+                if let throttleKey {
+                    await context.throttle.block(throttleKey, until: context.clock.now().addingTimeInterval(delay), error: error)
+                }
+                context.log.warning("The token endpoint asked the client to back off for \(Int(delay)) s (HTTP \(response.statusCode)).")
+                throw error
+            }
+            if response.statusCode >= 500 {
+                if attempt < context.retryCount {
+                    attempt += 1
+                    context.log.warning("The token endpoint answered HTTP \(response.statusCode); retrying (attempt \(attempt + 1)).")
+                    try await Task.sleep(nanoseconds: UInt64(context.retryInterval * 1_000_000_000))
+                    continue
+                }
+                throw errorFor(response)
+            }
+            return response
+        }
+    }
+
+    /// The typed error for a non-2xx response.
+    func errorFor(_ response: MSALHTTPResponse) -> MSALErrorInfo {
+        if let body = OAuthErrorBody.parse(response.body) {
+            var error = body.msalError(httpStatus: response.statusCode, headers: response.headers,
+                                       correlationId: context.correlationId)
+            if response.statusCode >= 500 || response.statusCode == 429 {
+                error.code = .serverError
+                error.internalCode = nil
+            }
+            return error
+        }
+        var error = MSALErrorInfo(.serverError, internalCode: response.statusCode >= 500 ? nil : .internalErrorUnexpectedHttpResponse,
+                                  description: "The token endpoint answered HTTP \(response.statusCode) without an OAuth error body.",
+                                  correlationId: context.correlationId)
+        error.httpStatusCode = response.statusCode
+        error.httpHeaders = response.headers
+        return error
+    }
+
+    /// `Retry-After` as seconds from now (delta-seconds or an HTTP date).
+    static func retryAfter(_ response: MSALHTTPResponse, now: Date) -> TimeInterval? {
+        guard let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if let seconds = Double(value) { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: value).map { max(0, $0.timeIntervalSince(now)) }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let ns = error as NSError
+        return "\(ns.domain) \(ns.code)"
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+/// A successful token endpoint response, as Entra returns it (RFC 6749 §5.1 plus Microsoft's fields).
+/// Unknown members are ignored (RFC 6749 §5.1).
+struct TokenResponse: Sendable {
+    var accessToken: String?
+    var tokenType: String
+    /// `expires_in`, in seconds.
+    var expiresIn: Int?
+    /// `ext_expires_in`, in seconds.
+    var extExpiresIn: Int?
+    /// `refresh_in`, in seconds.
+    var refreshIn: Int?
+    /// `scope` split on spaces, original case.
+    var scopes: [String]?
+    var refreshToken: String?
+    var idToken: String?
+    var clientInfo: String?
+    /// `foci`: the family id.
+    var familyId: String?
+
+    /// Parses a JSON token response body. Throws when the body is not a JSON object.
+    static func parse(_ body: Data, correlationId: UUID) throws -> TokenResponse {
+        guard let object = JSONValue.parseObject(body) else {
+            throw MSALErrorInfo.internal(.internalErrorInvalidResponse,
+                                         "The token response is not a JSON object.", correlationId: correlationId)
+        }
+        func string(_ key: String) -> String? {
+            switch object[key] {
+            case .string(let s)?: return s.isEmpty ? nil : s
+            case .number(let n)?: return String(Int(n))
+            default: return nil
+            }
+        }
+        func int(_ key: String) -> Int? {
+            switch object[key] {
+            case .number(let n)?: return n.isFinite ? Int(n) : nil
+            case .string(let s)?: return Int(s) ?? Double(s).flatMap { $0.isFinite ? Int($0) : nil }
+            default: return nil
+            }
+        }
+        return TokenResponse(
+            accessToken: string("access_token"),
+            tokenType: string("token_type") ?? "Bearer",
+            expiresIn: int("expires_in"),
+            extExpiresIn: int("ext_expires_in"),
+            refreshIn: int("refresh_in"),
+            scopes: string("scope").map { $0.split(separator: " ").map(String.init) },
+            refreshToken: string("refresh_token"),
+            idToken: string("id_token"),
+            clientInfo: string("client_info"),
+            familyId: string("foci")
+        )
+    }
+}
+
+/// An OAuth error body (`error`, `error_description`, `error_codes`, `suberror`, ...), from the token endpoint or
+/// an authorization redirect.
+struct OAuthErrorBody: Sendable {
+    var error: String
+    var errorDescription: String?
+    var subError: String?
+    var errorCodes: [String]
+    var correlationId: String?
+    var additionalInfo: String?
+
+    init(error: String, errorDescription: String? = nil, subError: String? = nil, errorCodes: [String] = [],
+         correlationId: String? = nil, additionalInfo: String? = nil) {
+        self.error = error
+        self.errorDescription = errorDescription
+        self.subError = subError
+        self.errorCodes = errorCodes
+        self.correlationId = correlationId
+        self.additionalInfo = additionalInfo
+    }
+
+    /// Reads an error body; nil when the body has no `error` member.
+    static func parse(_ body: Data) -> OAuthErrorBody? {
+        guard let object = JSONValue.parseObject(body), let error = object["error"]?.stringValue, !error.isEmpty else {
+            return nil
+        }
+        let codes: [String] = object["error_codes"]?.arrayValue?.compactMap { value in
+            if let n = value.doubleValue, n.isFinite { return String(Int(n)) }
+            return value.stringValue
+        } ?? []
+        return OAuthErrorBody(error: error,
+                              errorDescription: object["error_description"]?.stringValue,
+                              subError: object["suberror"]?.stringValue,
+                              errorCodes: codes,
+                              correlationId: object["correlation_id"]?.stringValue,
+                              additionalInfo: object["error_additional_info"]?.stringValue)
+    }
+
+    /// Reads the error parameters of an authorization response.
+    static func fromRedirect(_ parameters: [String: String]) -> OAuthErrorBody? {
+        guard let error = parameters["error"], !error.isEmpty else { return nil }
+        let description = parameters["error_description"]
+        var codes: [String] = []
+        if let description, let range = description.range(of: "AADSTS") {
+            let digits = description[range.upperBound...].prefix { $0.isNumber }
+            if !digits.isEmpty { codes.append(String(digits)) }
+        }
+        return OAuthErrorBody(error: error, errorDescription: description,
+                              subError: parameters["error_subcode"] ?? parameters["suberror"], errorCodes: codes)
+    }
+
+    /// Whether the error means the user must sign in again interactively.
+    var requiresInteraction: Bool {
+        ["invalid_grant", "interaction_required", "login_required", "consent_required"].contains(error)
+    }
+
+    /// The MSAL error for this OAuth error (RFC 6749 §5.2, with Entra's extensions).
+    func msalError(httpStatus: Int?, headers: [String: String]?, correlationId: UUID) -> MSALErrorInfo {
+        let description = "The server returned \(error)"
+            + (errorDescription.map { ": " + Self.firstLine(of: $0) } ?? ".")
+        var result: MSALErrorInfo
+        if subError == "protection_policy_required" {
+            result = MSALErrorInfo(.serverProtectionPoliciesRequired, description: description)
+        } else if errorCodes.contains("50142") {
+            result = MSALErrorInfo(.serverInvalidRequestResetPasswordRequired, description: description)
+        } else if requiresInteraction {
+            result = MSALErrorInfo(.interactionRequired,
+                                   internalCode: error == "invalid_grant" ? .internalErrorInvalidGrant : nil,
+                                   description: description)
+        } else {
+            switch error {
+            case "invalid_request": result = .internal(.internalErrorInvalidRequest, description)
+            case "invalid_client": result = .internal(.internalErrorInvalidClient, description)
+            case "invalid_scope": result = .internal(.internalErrorInvalidScope, description)
+            case "unauthorized_client": result = .internal(.internalErrorUnauthorizedClient, description)
+            case "unsupported_grant_type", "unsupported_response_type":
+                result = .internal(.internalErrorInvalidRequest, description)
+            case "access_denied":
+                if subError == "cancel" {
+                    result = MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled, description: description)
+                } else {
+                    result = .internal(.internalErrorAuthorizationFailed, description)
+                }
+            default:
+                result = MSALErrorInfo(.serverError, description: description)
+            }
+        }
+        result.oauthError = error
+        result.oauthSubError = subError
+        result.stsErrorCodes = errorCodes.isEmpty ? nil : errorCodes
+        result.httpStatusCode = httpStatus
+        result.httpHeaders = headers
+        result.correlationId = correlationId
+        return result
+    }
+
+    /// Entra's descriptions carry a trace id and timestamp on later lines; the first line is the message.
+    private static func firstLine(of text: String) -> String {
+        String(text.split(whereSeparator: \.isNewline).first ?? Substring(text))
+    }
+}

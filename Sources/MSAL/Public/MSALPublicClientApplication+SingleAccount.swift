@@ -1,0 +1,114 @@
+import Foundation
+
+extension MSALPublicClientApplication {
+    /// The signed-in account of a single-account application, and the one reported before it (within this
+    /// process). Fails with ``MSALInternalError/internalErrorAmbiguousAccount`` when several accounts are signed in.
+    public func getCurrentAccount(with parameters: MSALParameters?, completionBlock: @escaping MSALCurrentAccountCompletionBlock) {
+        let queue = Self.completionQueue(parameters, interactive: false)
+        do {
+            let (current, previous) = try currentAccountNow()
+            queue.async { completionBlock(current, previous, nil) }
+        } catch {
+            queue.async { completionBlock(nil, nil, error) }
+        }
+    }
+
+    /// The signed-in account and the previous one (the `async` form of
+    /// ``getCurrentAccount(with:completionBlock:)``).
+    public func currentAccount(with parameters: MSALParameters?) async throws -> (account: MSALAccount?, previousAccount: MSALAccount?) {
+        let (current, previous) = try currentAccountNow()
+        return (current, previous)
+    }
+
+    private func currentAccountNow() throws -> (MSALAccount?, MSALAccount?) {
+        let accounts = try engine.allAccounts()
+        if accounts.count > 1 {
+            throw MSALErrorInfo.internal(.internalErrorAmbiguousAccount,
+                                         "Several accounts are signed in; use allAccounts() in a multiple-account application.")
+        }
+        let current = accounts.first
+        let previous = engine.currentAccountMemory.withLock { memory -> MSALAccount? in
+            let previous = memory
+            memory = current
+            return previous
+        }
+        return (current, previous == current ? nil : previous)
+    }
+
+    /// Signs the account out: removes its tokens for this application and, when
+    /// ``MSALSignoutParameters/signoutFromBrowser`` is set, ends the browser session through the end-session
+    /// endpoint.
+    public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters,
+                        completionBlock: @escaping MSALSignoutCompletionBlock) {
+        let queue = Self.completionQueue(signoutParameters, interactive: true)
+        Task {
+            do {
+                let done = try await signout(with: account, signoutParameters: signoutParameters)
+                queue.async { completionBlock(done, nil) }
+            } catch {
+                queue.async { completionBlock(false, error) }
+            }
+        }
+    }
+
+    /// Signs the account out.
+    public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters) async throws -> Bool {
+        let correlationId = UUID()
+        if signoutParameters.wipeCacheForAllAccounts {
+            for other in try engine.allAccounts(onlySignedIn: false) { try engine.remove(other) }
+        }
+        let endSession = try await engine.signOut(account, fromBrowser: signoutParameters.signoutFromBrowser,
+                                                  extraQueryParameters: signoutParameters.extraQueryParameters,
+                                                  correlationId: correlationId)
+        if let endSession {
+            let webview = signoutParameters.webviewParameters
+            guard let authenticator = webview.webAuthenticator ?? MSALWebAuthenticatorRegistry.defaultAuthenticator else {
+                throw MSALErrorInfo.internal(.internalErrorNoViewController,
+                                             "Browser sign-out needs a web authenticator; the local sign-out is done.",
+                                             correlationId: correlationId)
+            }
+            try await authenticator.endSession(url: endSession)
+        }
+        return true
+    }
+
+    /// Information about the device. Outside Apple platforms there is no broker or single-sign-on extension, so
+    /// the device is always in default (personal) mode.
+    public func getDeviceInformation(with parameters: MSALParameters?,
+                                     completionBlock: @escaping MSALDeviceInformationCompletionBlock) {
+        let queue = Self.completionQueue(parameters, interactive: false)
+        let information = Self.localDeviceInformation()
+        queue.async { completionBlock(information, nil) }
+    }
+
+    /// Information about the device (the `async` form of ``getDeviceInformation(with:completionBlock:)``).
+    public func deviceInformation(with parameters: MSALParameters?) async throws -> MSALDeviceInformation {
+        Self.localDeviceInformation()
+    }
+
+    private static func localDeviceInformation() -> MSALDeviceInformation {
+        MSALDeviceInformation(deviceMode: .default, hasAADSSOExtension: false, extraDeviceInformation: [:])
+    }
+}
+
+/// Tracks the interactive sign-in in progress so that it can be cancelled.
+enum InteractiveSessions {
+    private static let current = LockedBox<Task<MSALResult, any Error>?>(nil)
+
+    static func run(_ correlationId: UUID, _ body: @escaping @Sendable () async throws -> MSALResult) async throws -> MSALResult {
+        let task = Task { try await body() }
+        current.withLock { if $0 == nil { $0 = task } }
+        defer { current.withLock { if $0 == task { $0 = nil } } }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    static func cancelCurrent() -> Bool {
+        guard let task = current.get() else { return false }
+        task.cancel()
+        return true
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Dispatch
+
+/// Completion of a token request: a result, or an error.
+public typealias MSALCompletionBlock = @Sendable (MSALResult?, (any Error)?) -> Void
+/// Completion of ``MSALPublicClientApplication/getCurrentAccount(with:completionBlock:)``: the current account,
+/// the previous one, or an error.
+public typealias MSALCurrentAccountCompletionBlock = @Sendable (MSALAccount?, MSALAccount?, (any Error)?) -> Void
+/// Completion of sign-out: whether it succeeded, or an error.
+public typealias MSALSignoutCompletionBlock = @Sendable (Bool, (any Error)?) -> Void
+/// Completion of ``MSALPublicClientApplication/getDeviceInformation(with:completionBlock:)``.
+public typealias MSALDeviceInformationCompletionBlock = @Sendable (MSALDeviceInformation?, (any Error)?) -> Void
+/// Completion of an account enumeration.
+public typealias MSALAccountsCompletionBlock = @Sendable ([MSALAccount]?, (any Error)?) -> Void
+
+/// The entry point of MSAL: signs users in and gets tokens for a public client application (a desktop, mobile
+/// or command-line app).
+///
+/// ```swift
+/// let app = try MSALPublicClientApplication(configuration: config)
+/// let interactive = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: MSALWebviewParameters())
+/// let result = try await app.acquireToken(with: interactive)
+/// // later, with no user interaction:
+/// let silent = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
+/// let refreshed = try await app.acquireTokenSilent(with: silent)
+/// ```
+///
+/// Every completion-block method has an `async throws` form. The application object is safe to use from any
+/// task or thread; create one per client id and keep it.
+public final class MSALPublicClientApplication: Sendable {
+    let engine: ClientEngine
+    private let configurationCopy: MSALPublicClientApplicationConfig
+
+    /// Creates an application. Throws ``MSALInternalError/internalErrorInvalidParameter`` for an empty or
+    /// malformed client id, ``MSALInternalError/internalErrorInvalidRedirectURI`` for a redirect URI that cannot
+    /// be used, and ``MSALInternalError/internalErrorFailedAuthorityValidation`` for a B2C authority that is not in
+    /// ``MSALPublicClientApplicationConfig/knownAuthorities``.
+    public init(configuration: MSALPublicClientApplicationConfig) throws {
+        let snapshot = configuration.snapshot()
+        let settings = try EngineSettings(snapshot)
+        let storage = snapshot.cacheConfig.storage ?? MSALFileTokenCacheStorage(fileURL: MSALFileTokenCacheStorage.defaultFileURL())
+        let store = TokenCacheStore(storage: storage, logger: .init(label: "com.microsoft.identity.msal.cache"))
+        engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? MSALURLSessionHTTPClient(),
+                              clock: snapshot.clock ?? MSALSystemClock(), cache: CacheOwner(store: store))
+        configurationCopy = snapshot
+    }
+
+    /// Creates an application for `clientId` with the default authority (`https://login.microsoftonline.com/common`).
+    public convenience init(clientId: String) throws {
+        try self.init(configuration: MSALPublicClientApplicationConfig(clientId: clientId))
+    }
+
+    /// A copy of the configuration the application was created with.
+    public var configuration: MSALPublicClientApplicationConfig { configurationCopy.snapshot() }
+
+    /// The library version.
+    public class var sdkVersion: String? { ClientHeaders.version }
+
+    /// Whether a broker app is available: never, outside iOS.
+    public var isCompatibleAADBrokerAvailable: Bool { false }
+
+    /// Handles a response URL from a broker or browser (iOS). This library receives responses through its web
+    /// authenticator, so there is nothing to hand over; returns false.
+    @discardableResult
+    public class func handleMSALResponse(_ response: URL, sourceApplication: String?) -> Bool { false }
+
+    /// Cancels the interactive sign-in in progress, if any. Returns whether one was cancelled.
+    @discardableResult
+    public class func cancelCurrentWebAuthSession() -> Bool {
+        InteractiveSessions.cancelCurrent()
+    }
+
+    // MARK: Tokens
+
+    /// Gets a token interactively: shows the sign-in pages, then redeems the authorization code.
+    public func acquireToken(with parameters: MSALInteractiveTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
+        let queue = Self.completionQueue(parameters, interactive: true)
+        Task {
+            do {
+                let result = try await acquireToken(with: parameters)
+                queue.async { completionBlock(result, nil) }
+            } catch {
+                queue.async { completionBlock(nil, error) }
+            }
+        }
+    }
+
+    /// Gets a token interactively.
+    public func acquireToken(with parameters: MSALInteractiveTokenParameters) async throws -> MSALResult {
+        let request = InteractiveRequest(
+            scopes: parameters.scopes, extraScopesToConsent: parameters.extraScopesToConsent ?? [],
+            account: parameters.account, authority: parameters.authority, prompt: parameters.promptType,
+            loginHint: parameters.loginHint, domainHint: parameters.domainHint, claimsRequest: parameters.claimsRequest,
+            extraQueryParameters: parameters.extraQueryParameters ?? [:], correlationId: parameters.correlationId ?? UUID(),
+            authenticator: parameters.webviewParameters.webAuthenticator,
+            prefersEphemeralSession: parameters.webviewParameters.prefersEphemeralWebBrowserSession)
+        return try await InteractiveSessions.run(request.correlationId) { [engine] in
+            try await engine.acquireTokenInteractive(request)
+        }
+    }
+
+    /// Gets a token without user interaction: from the cache when a valid one is there (no network at all), else
+    /// by redeeming the account's refresh token. Fails with ``MSALError/interactionRequired`` when the user must
+    /// sign in again.
+    public func acquireTokenSilent(with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
+        let queue = Self.completionQueue(parameters, interactive: false)
+        Task {
+            do {
+                let result = try await acquireTokenSilent(with: parameters)
+                queue.async { completionBlock(result, nil) }
+            } catch {
+                queue.async { completionBlock(nil, error) }
+            }
+        }
+    }
+
+    /// Gets a token without user interaction.
+    public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
+        let claims = parameters.claimsRequest
+        let request = SilentRequest(scopes: parameters.scopes, account: parameters.account, authority: parameters.authority,
+                                    claims: claims?.jsonString(), hasClaimsRequest: claims != nil,
+                                    forceRefresh: parameters.forceRefresh, correlationId: parameters.correlationId ?? UUID(),
+                                    extraQueryParameters: parameters.extraQueryParameters ?? [:])
+        return try await engine.acquireTokenSilent(request)
+    }
+
+    // MARK: Accounts
+
+    /// Every account that can get tokens for this application from the cache.
+    public func allAccounts() throws -> [MSALAccount] {
+        try engine.allAccounts()
+    }
+
+    /// The account with home account id `identifier`; throws ``MSALError/interactionRequired`` when it is not
+    /// in the cache.
+    public func account(forIdentifier identifier: String) throws -> MSALAccount {
+        guard let account = try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: identifier)).first else {
+            throw MSALErrorInfo(.interactionRequired, internalCode: .internalErrorAccountRequired,
+                                description: "No signed-in account with this identifier is in the cache.")
+        }
+        return account
+    }
+
+    /// The account with user name `username` (case-insensitive); throws ``MSALError/interactionRequired`` when
+    /// it is not in the cache.
+    public func account(forUsername username: String) throws -> MSALAccount {
+        guard let account = try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: nil, username: username)).first else {
+            throw MSALErrorInfo(.interactionRequired, internalCode: .internalErrorAccountRequired,
+                                description: "No signed-in account with this user name is in the cache.")
+        }
+        return account
+    }
+
+    /// The accounts matching `parameters`.
+    public func accounts(for parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
+        try engine.accounts(matching: parameters)
+    }
+
+    /// The accounts matching `parameters` (the cache is this application's only account source here).
+    public func accountsFromDevice(for parameters: MSALAccountEnumerationParameters,
+                                   completionBlock: @escaping MSALAccountsCompletionBlock) {
+        let queue = Self.completionQueue(parameters, interactive: false)
+        do {
+            let accounts = try engine.accounts(matching: parameters)
+            queue.async { completionBlock(accounts, nil) }
+        } catch {
+            queue.async { completionBlock(nil, error) }
+        }
+    }
+
+    /// Removes the account's tokens for this application from the cache. Other applications' tokens stay.
+    public func remove(_ account: MSALAccount) throws {
+        try engine.remove(account)
+    }
+
+    static func completionQueue(_ parameters: MSALParameters?, interactive: Bool) -> DispatchQueue {
+        if let queue = parameters?.completionBlockQueue { return queue }
+        #if canImport(Darwin)
+        if interactive { return .main }
+        #endif
+        return .global()
+    }
+}
