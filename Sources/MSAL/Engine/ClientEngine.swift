@@ -38,9 +38,9 @@ final class ClientEngine: Sendable {
                                         extendedLifetimeEnabled: settings.extendedLifetimeEnabled)
     }
 
-    func requestContext(_ correlationId: UUID) -> RequestContext {
+    func requestContext(_ correlationId: UUID) -> TokenRequestContext {
         let http = MSALGlobalConfig.httpConfig
-        return RequestContext(http: self.http, clientId: settings.clientId, correlationId: correlationId,
+        return TokenRequestContext(http: self.http, clientId: settings.clientId, correlationId: correlationId,
                               retryCount: http.retryCount, retryInterval: http.retryInterval,
                               timeout: http.timeoutIntervalForRequest, clock: clock,
                               log: MSALLog(correlationId: correlationId), throttle: throttle)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Everything one call needs to talk to the identity provider.
-struct RequestContext: Sendable {
+struct TokenRequestContext: Sendable {
     var http: any MSALHTTPClient
     var clientId: String
     var correlationId: UUID
@@ -46,7 +46,7 @@ actor ThrottleStore {
 /// ``TokenResponse`` or a typed ``MSALErrorInfo``. 5xx answers and transport failures are retried
 /// `retryCount` times; 429 and `Retry-After` are honoured.
 struct TokenEndpointClient: Sendable {
-    let context: RequestContext
+    let context: TokenRequestContext
 
     /// Sends `parameters` to `endpoint`. `throttleKey` identifies the request for back-off purposes.
     func post(_ endpoint: URL, parameters: [(String, String)], extraHeaders: [String: String] = [:],
