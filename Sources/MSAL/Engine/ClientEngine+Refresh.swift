@@ -74,15 +74,15 @@ extension ClientEngine {
     func persistAndMakeResult(_ handled: HandledTokenResponse, authority: MSALAuthority, knownAccount: MSALAccount?,
                               correlationId: UUID) throws -> MSALResult {
         let write = handled.write
-        try cache.update { document in document.saveTokenResponse(write) }
+        try cache.update { document in _ = document.saveTokenResponse(write) }
         let account = try cache.read { document in
             buildAccounts(document, homeAccountId: handled.homeAccountId).first
-        } ?? knownAccount ?? MSALAccount(username: write.username, homeAccountId: handled.homeAccountId,
+        } ?? knownAccount ?? MSALAccount(username: write.account?.username, homeAccountId: handled.homeAccountId,
                                          environment: write.environment, tenantProfiles: nil, claims: handled.idToken?.claims)
         let profile = tenantProfile(homeAccountId: handled.homeAccountId, realm: handled.realm,
-                                    environment: write.environment, rawIdToken: write.rawIdToken)
-        let result = MSALResult(accessToken: write.accessToken, expiresOn: handled.expiresOn, extendedLifeTimeToken: false,
-                                idToken: write.rawIdToken, scopes: Scopes.resultScopes(handled.granted),
+                                    environment: write.environment, rawIdToken: write.idToken)
+        let result = MSALResult(accessToken: handled.accessToken, expiresOn: handled.expiresOn, extendedLifeTimeToken: false,
+                                idToken: write.idToken, scopes: Scopes.resultScopes(handled.granted),
                                 tenantProfile: profile, account: account, authority: authority, correlationId: correlationId)
         if !handled.declined.isEmpty {
             var error = MSALErrorInfo(.serverDeclinedScopes,

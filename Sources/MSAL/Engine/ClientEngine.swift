@@ -149,7 +149,7 @@ final class ClientEngine: Sendable {
                                     environment: entry.environment, rawIdToken: idToken)
         let resultAuthority = descriptor == authority.descriptor ? authority : MSALAuthority.make(descriptor)
         return MSALResult(accessToken: entry.secret, expiresOn: entry.expiresOn, extendedLifeTimeToken: extended,
-                          idToken: idToken, scopes: Scopes.resultScopes(entry.targetScopes), tenantProfile: profile,
+                          idToken: idToken, scopes: Scopes.resultScopes(entry.target.split(separator: " ").map(String.init)), tenantProfile: profile,
                           account: account, authority: resultAuthority, correlationId: correlationId)
     }
 

@@ -2,43 +2,14 @@ import Foundation
 
 /// What a validated token response contributes: the cache write and the pieces of the ``MSALResult``.
 struct HandledTokenResponse: Sendable {
-    var write: TokenWrite
+    var write: CacheTokenResponse
+    var accessToken: String
     var granted: [String]
     var declined: [String]
     var homeAccountId: String
     var realm: String
     var idToken: IdToken?
     var expiresOn: Date
-}
-
-/// The cache entries one token response produces (the cache's input).
-struct TokenWrite: Sendable {
-    var homeAccountId: String
-    var environment: String
-    var clientId: String
-    var realm: String
-    /// The granted scopes, space-separated, as the server returned them.
-    var target: String
-    var accessToken: String
-    var tokenType: String
-    var cachedAt: Date
-    var expiresOn: Date
-    var extendedExpiresOn: Date
-    var refreshOn: Date?
-    var refreshToken: String?
-    var familyId: String?
-    var rawIdToken: String?
-    var localAccountId: String
-    var username: String
-    var name: String?
-    var clientInfo: String?
-    var authorityType: String
-    /// The grant that created the account (`authorization_code`, device code, ...), or nil on refresh.
-    var accountSource: String?
-    /// Write the Account entry (skipped on refresh, as MSAL for Python does).
-    var writeAccount: Bool
-    /// The cache key of the refresh token that was redeemed, rotated in place.
-    var replacingRefreshTokenKey: String?
 }
 
 /// Validates a token response (RFC 6749 §5.1, OIDC Core §3.1.3.7) and prepares what the cache stores.
@@ -87,7 +58,7 @@ struct TokenResponseHandler: Sendable {
         let granted = response.scopes ?? Scopes.requestParameter(requestedScopes).split(separator: " ").map(String.init)
         let expiresIn = TimeInterval(response.expiresIn ?? 600)
         let expiresOn = now.addingTimeInterval(expiresIn)
-        let write = TokenWrite(
+        let write = CacheTokenResponse(
             homeAccountId: homeAccountId,
             environment: resolved.cacheEnvironment,
             clientId: clientId,
@@ -101,17 +72,15 @@ struct TokenResponseHandler: Sendable {
             refreshOn: response.refreshIn.map { now.addingTimeInterval(TimeInterval($0)) },
             refreshToken: response.refreshToken,
             familyId: response.familyId,
-            rawIdToken: response.idToken,
-            localAccountId: idToken?.oid ?? idToken?.sub ?? clientInfo?.uid ?? "",
-            username: idToken?.preferredUsername ?? "",
-            name: idToken?.name,
-            clientInfo: response.clientInfo,
-            authorityType: "MSSTS",
-            accountSource: accountSource,
-            writeAccount: idToken != nil,
-            replacingRefreshTokenKey: replacingRefreshTokenKey
-        )
-        return HandledTokenResponse(write: write, granted: granted,
+            replacingRefreshTokenKey: replacingRefreshTokenKey,
+            idToken: response.idToken,
+            account: CacheTokenResponse.AccountInfo(
+                localAccountId: idToken?.oid ?? idToken?.sub ?? clientInfo?.uid ?? "",
+                username: idToken?.preferredUsername ?? "",
+                name: idToken?.name),
+            writesAccount: idToken != nil && accountSource != nil,
+            accountSource: accountSource)
+        return HandledTokenResponse(write: write, accessToken: accessToken, granted: granted,
                                     declined: Scopes.declined(requested: requestedScopes, granted: granted),
                                     homeAccountId: homeAccountId, realm: realm, idToken: idToken, expiresOn: expiresOn)
     }

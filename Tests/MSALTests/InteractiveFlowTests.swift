@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import MSAL
+
+@Suite("Interactive acquisition and accounts")
+struct InteractiveFlowTests {
+    let provider = FakeIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+
+    @Test func authorizeURLCarriesPKCEStateNonceAndHints() async throws {
+        let app = try makeFakeApp(provider) { $0.clientApplicationCapabilities = ["cp1"] }
+        let recorder = RecordingAuthenticator(provider: provider)
+        let webview = MSALWebviewParameters()
+        webview.webAuthenticator = recorder
+        let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
+        parameters.promptType = .selectAccount
+        parameters.loginHint = "alice@contoso.example"
+        parameters.domainHint = "contoso.example"
+        parameters.extraScopesToConsent = ["Calendars.Read"]
+        parameters.extraQueryParameters = ["slice": "testslice"]
+        let result = try await app.acquireToken(with: parameters)
+        let query = FormEncoding.decode(URLComponents(url: try #require(recorder.lastURL.get()), resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "")
+        #expect(query["response_type"] == "code")
+        #expect(query["code_challenge_method"] == "S256")
+        #expect(query["code_challenge"]?.count == 43)
+        #expect((query["state"]?.count ?? 0) >= 32)
+        #expect((query["nonce"]?.count ?? 0) >= 32)
+        #expect(query["client_info"] == "1")
+        #expect(query["prompt"] == "select_account")
+        #expect(query["login_hint"] == "alice@contoso.example")
+        #expect(query["domain_hint"] == "contoso.example")
+        #expect(query["slice"] == "testslice")
+        #expect(query["claims"]?.contains("xms_cc") == true)
+        #expect(Set(query["scope"]?.split(separator: " ").map(String.init) ?? []) ==
+                ["User.Read", "Calendars.Read", "openid", "profile", "offline_access"])
+        let token = try #require(provider.tokenRequestBodies().last)
+        #expect(token["grant_type"] == "authorization_code")
+        #expect(token["code_verifier"]?.count == 43)
+        #expect(token["redirect_uri"] == "http://localhost")
+        #expect(result.account.username == "alice@contoso.example")
+        #expect(result.account.homeAccountId?.objectId == provider.user.oid)
+        #expect(result.account.homeAccountId?.tenantId == provider.user.tenant)
+        #expect(result.authority.url.absoluteString.hasSuffix(provider.tenant))
+        #expect(!result.description.contains(result.accessToken))
+    }
+
+    @Test func stateMismatchAndRedirectErrorsAreTyped() async throws {
+        let app = try makeFakeApp(provider)
+        func run(_ override: [String: String]) async -> (any Error)? {
+            let webview = MSALWebviewParameters()
+            webview.webAuthenticator = FakeWebAuthenticator(provider: provider, redirectOverride: override)
+            do {
+                _ = try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
+                return nil
+            } catch { return error }
+        }
+        let wrongState = await run(["state": "forged"]) as? MSALErrorInfo
+        #expect(wrongState?.internalCode == .internalErrorInvalidState)
+        let cancelled = await run(["error": "access_denied", "error_subcode": "cancel", "code": ""]) as? MSALErrorInfo
+        #expect(cancelled?.code == .userCanceled)
+        let denied = await run(["error": "invalid_request", "error_description": "AADSTS90014: missing field", "code": ""]) as? MSALErrorInfo
+        #expect(denied?.internalCode == .internalErrorInvalidRequest)
+        #expect(denied?.oauthError == "invalid_request")
+        #expect(denied?.stsErrorCodes == ["90014"])
+    }
+
+    @Test func secondInteractiveCallWhileOneRunsFails() async throws {
+        let app = try makeFakeApp(provider)
+        let slow = SlowAuthenticator(provider: provider)
+        let webview = MSALWebviewParameters()
+        webview.webAuthenticator = slow
+        let first = Task { try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        await #expect {
+            try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
+        } throws: { ($0 as? MSALErrorInfo)?.internalCode == .internalErrorInteractiveSessionAlreadyRunning }
+        _ = try await first.value
+    }
+
+    @Test func accountsCurrentAccountRemoveAndSignout() async throws {
+        let app = try makeFakeApp(provider)
+        #expect(try app.allAccounts().isEmpty)
+        let (none, _) = try await app.currentAccount(with: nil)
+        #expect(none == nil)
+        let result = try await app.acquireToken(with: interactiveParameters(provider))
+        let accounts = try app.allAccounts()
+        #expect(accounts.count == 1)
+        let account = try #require(accounts.first)
+        #expect(account.identifier == "\(provider.user.oid).\(provider.user.tenant)")
+        #expect(account.tenantProfiles?.first?.isHomeTenantProfile == true)
+        #expect(account.accountClaims?["name"] as? String == "Alice")
+        #expect(try app.account(forUsername: "ALICE@contoso.example").identifier == account.identifier)
+        #expect(try app.account(forIdentifier: try #require(account.identifier)) == account)
+        let (current, _) = try await app.currentAccount(with: nil)
+        #expect(current == result.account)
+        let done = try await app.signout(with: account, signoutParameters: MSALSignoutParameters(webviewParameters: MSALWebviewParameters()))
+        #expect(done)
+        #expect(try app.allAccounts().isEmpty)
+        await #expect {
+            try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
+        } throws: { ($0 as NSError).code == MSALError.interactionRequired.rawValue }
+        #expect(throws: MSALErrorInfo.self) { try app.account(forUsername: "alice@contoso.example") }
+    }
+
+    @Test func completionBlocksAreCalledOnTheGivenQueue() async throws {
+        let app = try makeFakeApp(provider)
+        let queue = DispatchQueue(label: "completion")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 7)
+        let parameters = interactiveParameters(provider)
+        parameters.completionBlockQueue = queue
+        let onQueue: Bool = await withCheckedContinuation { continuation in
+            app.acquireToken(with: parameters) { result, error in
+                continuation.resume(returning: DispatchQueue.getSpecific(key: key) == 7 && result != nil && error == nil)
+            }
+        }
+        #expect(onQueue)
+    }
+
+    @Test func deviceInformationIsLocal() async throws {
+        let app = try makeFakeApp(provider)
+        let info = try await app.deviceInformation(with: nil)
+        #expect(info.deviceMode == .default)
+        #expect(!info.hasAADSSOExtension)
+    }
+}
+
+/// Remembers the last authorization URL it was given.
+final class RecordingAuthenticator: MSALWebAuthenticator {
+    let provider: FakeIdentityProvider
+    let lastURL = LockedBox<URL?>(nil)
+    init(provider: FakeIdentityProvider) { self.provider = provider }
+    func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
+        let url = try request.authorizationURL(request.redirectUri)
+        lastURL.set(url)
+        return MSALWebAuthenticationResponse(redirectUri: request.redirectUri, parameters: provider.authorize(url))
+    }
+}
+
+/// Takes half a second before answering.
+struct SlowAuthenticator: MSALWebAuthenticator {
+    let provider: FakeIdentityProvider
+    func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
+        try await Task.sleep(nanoseconds: 500_000_000)
+        return try await FakeWebAuthenticator(provider: provider).authenticate(request)
+    }
+}
