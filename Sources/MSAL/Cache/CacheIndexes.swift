@@ -1,0 +1,118 @@
+import Foundation
+
+/// Entries of one section by key, plus an index by lowercased `home_account_id`.
+struct HomeIndexedEntries<Entry: CacheEntry> {
+    private(set) var byKey: [String: Entry] = [:]
+    private var keysByHome: [String: [String]] = [:]
+
+    var count: Int { byKey.count }
+
+    subscript(key: String) -> Entry? { byKey[key] }
+
+    /// Inserts `entry`, replacing any entry with the same key.
+    mutating func insert(_ entry: Entry) {
+        if let old = byKey.updateValue(entry, forKey: entry.key) {
+            if old.homeKey == entry.homeKey { return }
+            removeFromHomeIndex(key: old.key, home: old.homeKey)
+        }
+        keysByHome[entry.homeKey, default: []].append(entry.key)
+    }
+
+    @discardableResult
+    mutating func remove(key: String) -> Entry? {
+        guard let old = byKey.removeValue(forKey: key) else { return nil }
+        removeFromHomeIndex(key: key, home: old.homeKey)
+        return old
+    }
+
+    /// The entries of one account; `homeKey` must be lowercased.
+    func entries(homeKey: String) -> [Entry] {
+        guard let keys = keysByHome[homeKey] else { return [] }
+        return keys.compactMap { byKey[$0] }
+    }
+
+    var all: Dictionary<String, Entry>.Values { byKey.values }
+
+    mutating func reserve(_ count: Int) { byKey.reserveCapacity(count) }
+
+    private mutating func removeFromHomeIndex(key: String, home: String) {
+        guard var keys = keysByHome[home] else { return }
+        keys.removeAll { $0 == key }
+        keysByHome[home] = keys.isEmpty ? nil : keys
+    }
+}
+
+/// Access tokens in small buckets per (home account, client, realm), all lowercased, so a lookup only
+/// looks at one account's tokens for one app and tenant.
+struct AccessTokenIndex {
+    struct Bucket: Hashable {
+        let home: String
+        let client: String
+        let realm: String
+    }
+
+    private var buckets: [Bucket: [AccessTokenEntry]] = [:]
+    private var bucketOfKey: [String: Bucket] = [:]
+    private var bucketsByHome: [String: [Bucket]] = [:]
+
+    var count: Int { bucketOfKey.count }
+
+    func bucket(home: String, client: String, realm: String) -> [AccessTokenEntry] {
+        buckets[Bucket(home: home, client: client, realm: realm)] ?? []
+    }
+
+    subscript(key: String) -> AccessTokenEntry? {
+        guard let bucket = bucketOfKey[key] else { return nil }
+        return buckets[bucket]?.first { $0.key == key }
+    }
+
+    /// Every access token of one account (any client or realm); `home` lowercased.
+    func entries(home: String) -> [AccessTokenEntry] {
+        (bucketsByHome[home] ?? []).flatMap { buckets[$0] ?? [] }
+    }
+
+    var all: [AccessTokenEntry] {
+        var result: [AccessTokenEntry] = []
+        result.reserveCapacity(count)
+        for bucket in buckets.values { result.append(contentsOf: bucket) }
+        return result
+    }
+
+    mutating func reserve(_ count: Int) {
+        bucketOfKey.reserveCapacity(count)
+        buckets.reserveCapacity(count / 4)
+    }
+
+    /// Inserts `entry`, replacing any entry with the same key.
+    mutating func insert(_ entry: AccessTokenEntry) {
+        let bucket = Bucket(home: entry.homeKey, client: entry.clientKey, realm: entry.realmKey)
+        if let previous = bucketOfKey.updateValue(bucket, forKey: entry.key) {
+            removeFromBucket(previous, key: entry.key)
+        }
+        let isNew = buckets[bucket] == nil
+        buckets[bucket, default: []].append(entry)
+        if isNew { bucketsByHome[bucket.home, default: []].append(bucket) }
+    }
+
+    @discardableResult
+    mutating func remove(key: String) -> AccessTokenEntry? {
+        guard let bucket = bucketOfKey.removeValue(forKey: key) else { return nil }
+        return removeFromBucket(bucket, key: key)
+    }
+
+    @discardableResult
+    private mutating func removeFromBucket(_ bucket: Bucket, key: String) -> AccessTokenEntry? {
+        guard var entries = buckets[bucket], let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
+        let removed = entries.remove(at: index)
+        if entries.isEmpty {
+            buckets[bucket] = nil
+            if var list = bucketsByHome[bucket.home] {
+                list.removeAll { $0 == bucket }
+                bucketsByHome[bucket.home] = list.isEmpty ? nil : list
+            }
+        } else {
+            buckets[bucket] = entries
+        }
+        return removed
+    }
+}

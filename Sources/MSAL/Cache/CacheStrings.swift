@@ -1,0 +1,96 @@
+import Foundation
+
+/// Small string helpers the cache uses on its hot paths. They avoid allocating when nothing changes.
+enum CacheStrings {
+    /// `s` lowercased (ASCII letters only, as identifiers and hosts are ASCII). Returns `s` itself,
+    /// without allocating, when it holds no uppercase ASCII letter. Non-ASCII text falls back to `lowercased()`.
+    @inline(__always)
+    static func lower(_ s: String) -> String {
+        var needsWork = false
+        for byte in s.utf8 where (byte >= 0x41 && byte <= 0x5A) || byte >= 0x80 {
+            needsWork = true
+            break
+        }
+        return needsWork ? s.lowercased() : s
+    }
+
+    /// Whether `a` and `b` are equal ignoring ASCII case. `b` must already be lowercased.
+    @inline(__always)
+    static func equalsLowercased(_ a: String, _ lowered: String) -> Bool {
+        var ia = a.utf8.makeIterator()
+        var ib = lowered.utf8.makeIterator()
+        while true {
+            switch (ia.next(), ib.next()) {
+            case (nil, nil): return true
+            case (let x?, let y?):
+                let lx = (x >= 0x41 && x <= 0x5A) ? x | 0x20 : x
+                if lx != y { return false }
+            default: return false
+            }
+        }
+    }
+
+    /// Whether `lowered` is one of `candidates` (all lowercased).
+    @inline(__always)
+    static func matchesAny(_ lowered: String, _ candidates: [String]) -> Bool {
+        for candidate in candidates where candidate == lowered { return true }
+        return false
+    }
+
+    /// Python's `"-".join(parts).lower()`.
+    static func cacheKey(_ parts: String...) -> String {
+        lower(parts.joined(separator: "-"))
+    }
+
+    /// Whether `a` sorts before `b` by Unicode code points (UTF-8 byte order), as Python's `sorted()` does.
+    @inline(__always)
+    static func codePointLess(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+}
+
+/// An epoch-seconds timestamp as the cache stores it: a JSON string of integer seconds.
+///
+/// The text read from the file is kept, so a value another SDK wrote (`"1700000000.0"`, or a JSON number)
+/// is written back unchanged unless MSAL rewrites the entry.
+struct CacheTimestamp: Sendable, Hashable {
+    /// The text written to the file.
+    let text: String
+    /// Whole seconds since 1970.
+    let seconds: Int64
+
+    /// A timestamp MSAL creates: written as integer seconds.
+    init(seconds: Int64) {
+        self.seconds = seconds
+        self.text = String(seconds)
+    }
+
+    /// A timestamp for `date`, truncated to whole seconds.
+    init(_ date: Date) {
+        self.init(seconds: Int64(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    /// Reads a timestamp from a string or number JSON value; nil when it holds no number.
+    init?(json: JSONValue) {
+        switch json {
+        case .string(let s):
+            if let whole = Int64(s) {
+                seconds = whole
+            } else if let real = Double(s), real.isFinite, abs(real) < 9e15 {
+                seconds = Int64(real.rounded(.down))
+            } else {
+                return nil
+            }
+            text = s
+        case .number(let n):
+            guard n.isFinite, abs(n) < 9e15 else { return nil }
+            seconds = Int64(n.rounded(.down))
+            text = String(seconds)
+        default:
+            return nil
+        }
+    }
+
+    /// The timestamp as a date.
+    var date: Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A set of OAuth scopes compared without regard to case, keeping each scope's original spelling.
+///
+/// The lowercased forms are computed once, when the set is made, so that comparisons during a cache
+/// lookup only hash and compare strings.
+struct ScopeSet: Sendable, Hashable, CustomStringConvertible {
+    /// The scopes in their original case and order, without duplicates (first spelling wins).
+    let scopes: [String]
+    /// The lowercased scopes.
+    let lowercased: Set<String>
+
+    /// A set of the given scopes; empty strings are ignored.
+    init(_ scopes: some Sequence<String>) {
+        var original: [String] = []
+        var lowered = Set<String>()
+        for scope in scopes where !scope.isEmpty {
+            if lowered.insert(CacheStrings.lower(scope)).inserted { original.append(scope) }
+        }
+        self.scopes = original
+        self.lowercased = lowered
+    }
+
+    /// The scopes of a space-separated `target` string, as the cache stores them.
+    init(target: String) {
+        self.init(target.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).lazy.map(String.init))
+    }
+
+    var count: Int { lowercased.count }
+    var isEmpty: Bool { lowercased.isEmpty }
+
+    /// Whether `scope` is in the set, ignoring case.
+    func contains(_ scope: String) -> Bool { lowercased.contains(CacheStrings.lower(scope)) }
+
+    /// Whether every scope of this set is in `other`, ignoring case.
+    @inline(__always)
+    func isSubset(of other: ScopeSet) -> Bool {
+        if lowercased.count > other.lowercased.count { return false }
+        for scope in lowercased where !other.lowercased.contains(scope) { return false }
+        return true
+    }
+
+    /// Whether this set and `other` share a scope, ignoring case.
+    func intersects(_ other: ScopeSet) -> Bool {
+        let (small, large) = count <= other.count ? (self, other) : (other, self)
+        for scope in small.lowercased where large.lowercased.contains(scope) { return true }
+        return false
+    }
+
+    /// The scopes sorted by code point (Python's `sorted()`), space-joined: MSAL Python's `target`.
+    var sortedTarget: String { scopes.sorted(by: CacheStrings.codePointLess).joined(separator: " ") }
+
+    var description: String { scopes.joined(separator: " ") }
+
+    static func == (lhs: ScopeSet, rhs: ScopeSet) -> Bool { lhs.lowercased == rhs.lowercased }
+    func hash(into hasher: inout Hasher) { hasher.combine(lowercased) }
+}

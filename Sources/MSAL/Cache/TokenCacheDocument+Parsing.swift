@@ -1,0 +1,106 @@
+import Foundation
+
+extension TokenCacheDocument {
+    /// Reads a cache document written by MSAL for Python, .NET, Node or ObjC (document shape).
+    ///
+    /// Credential sections are matched without regard to case. Entries that cannot be read are kept
+    /// verbatim and reported in ``parseWarnings``. Empty data reads as an empty document.
+    ///
+    /// - Throws: ``MSALErrorInfo`` (`.internal`, ``MSALInternalError/internalErrorUnexpected``) when the data
+    ///   is not JSON or its top level is not an object. The message never contains cache content.
+    static func parse(_ data: Data) throws -> TokenCacheDocument {
+        let document = TokenCacheDocument()
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return document }
+        do {
+            try data.withUnsafeBytes { raw in
+                var reader = CacheJSONReader(raw.bindMemory(to: UInt8.self))
+                try document.read(&reader)
+                try reader.expectEnd()
+            }
+        } catch let error as CacheJSONError {
+            throw MSALErrorInfo.internal(
+                .internalErrorUnexpected, "The token cache is not valid JSON (\(error.description)).")
+        }
+        return document
+    }
+
+    private func read(_ reader: inout CacheJSONReader) throws {
+        guard try reader.beginObject() else {
+            throw MSALErrorInfo.internal(
+                .internalErrorUnexpected, "The token cache is not a JSON object at the top level.")
+        }
+        var first = true
+        while let name = try reader.nextMember(first: first) {
+            first = false
+            let sectionName = name.string
+            guard let section = CacheSection(documentName: sectionName) else {
+                let value = try reader.readValue()
+                if unknownSections.updateValue(value, forKey: sectionName) == nil { sectionOrder.append(.unknown(sectionName)) }
+                continue
+            }
+            touch(section)
+            guard try reader.beginObject() else {
+                // A known section that is not an object: keep it as is, as an unknown section.
+                parseWarnings.append("The \(section.rawValue) section of the token cache is not an object; it was ignored.")
+                let value = try reader.readValue()
+                sectionOrder.removeAll { $0 == .known(section) }
+                if unknownSections.updateValue(value, forKey: sectionName) == nil { sectionOrder.append(.unknown(sectionName)) }
+                continue
+            }
+            try readSection(section, &reader)
+        }
+    }
+
+    private func readSection(_ section: CacheSection, _ reader: inout CacheJSONReader) throws {
+        var first = true
+        var skipped = 0
+        while let name = try reader.nextMember(first: first) {
+            first = false
+            let key = name.string
+            guard try reader.beginObject() else {
+                unreadableEntries[section, default: [:]][key] = try reader.readValue()
+                skipped += 1
+                continue
+            }
+            var fields = RawEntryFields()
+            var firstField = true
+            while let fieldName = try reader.nextMember(first: firstField) {
+                firstField = false
+                let value = try reader.readValue()
+                switch fieldName {
+                case .raw(let bytes):
+                    if let field = CacheField.match(bytes) { fields.set(field, value) } else { fields.extra[fieldName.string] = value }
+                case .decoded(let string):
+                    fields.set(name: string, value)
+                }
+            }
+            do {
+                try insertParsed(section, key: key, fields: fields)
+            } catch is CacheEntryError {
+                unreadableEntries[section, default: [:]][key] = .object(fields.leftovers(usedMask: 0))
+                skipped += 1
+            }
+        }
+        if skipped > 0 {
+            parseWarnings.append(
+                "\(skipped) \(section.rawValue) entr\(skipped == 1 ? "y" : "ies") of the token cache could not be read; "
+                    + "kept unchanged and ignored.")
+        }
+    }
+
+    private func insertParsed(_ section: CacheSection, key: String, fields: RawEntryFields) throws {
+        switch section {
+        case .accessToken:
+            accessTokens.insert(try AccessTokenEntry(key: key, fields: fields, scopeLookup: scopeSet(forTarget:)))
+        case .refreshToken:
+            refreshTokenEntries.insert(try RefreshTokenEntry(key: key, fields: fields))
+        case .idToken:
+            idTokenEntries.insert(try IdTokenEntry(key: key, fields: fields))
+        case .account:
+            accountEntries.insert(try AccountEntry(key: key, fields: fields))
+        case .appMetadata:
+            appMetadataEntries[key] = try AppMetadataEntry(key: key, fields: fields)
+        }
+        unreadableEntries[section]?[key] = nil
+    }
+}
