@@ -11,12 +11,12 @@ import Foundation
 /// }
 /// ```
 ///
-/// Swift code can also read the typed properties, or match a code directly:
+/// Swift code can also read the typed properties, or test a code with `~=`:
 ///
 /// ```swift
 /// do { try await app.acquireTokenSilent(with: parameters) }
-/// catch MSALError.interactionRequired { ... }
-/// catch let error as MSALErrorInfo where error.oauthError == "invalid_grant" { ... }
+/// catch let error as MSALErrorInfo where error.code == .interactionRequired { ... }
+/// catch where MSALError.serverError ~= error { ... }
 /// ```
 ///
 /// Descriptions are meant for developers. They never contain a token or other secret.
@@ -127,7 +127,7 @@ public struct MSALErrorInfo: Error, CustomNSError, CustomStringConvertible, Send
     }
 }
 
-/// Matches any error whose MSAL code is `pattern`, so that `catch MSALError.interactionRequired` works.
+/// Whether `value` is an MSAL error with code `pattern` (`MSALError.interactionRequired ~= error`).
 public func ~= (pattern: MSALError, value: any Error) -> Bool {
     let nsError = value as NSError
     return nsError.domain == MSALErrorDomain && nsError.code == pattern.rawValue

@@ -30,6 +30,8 @@ final class FakeIdentityProvider: MSALHTTPClient, @unchecked Sendable {
     /// Scopes the server refuses to grant.
     var declinedScopes: Set<String> = []
     var familyId: String?
+    /// The clock id tokens are issued by (the application's, so that tokens fit its notion of time).
+    var clock: any MSALClock = MSALSystemClock()
 
     init(host: String = "login.microsoftonline.com") { self.host = host }
 
@@ -125,7 +127,7 @@ final class FakeIdentityProvider: MSALHTTPClient, @unchecked Sendable {
 
     func idToken(nonce: String?, audience: String? = nil) -> String {
         var claims: [String: Any] = ["iss": "https://\(host)/\(user.tenant)/v2.0", "aud": audience ?? clientId,
-                                     "exp": Int(Date().timeIntervalSince1970) + 3600, "iat": Int(Date().timeIntervalSince1970),
+                                     "exp": Int(clock.now().timeIntervalSince1970) + 3600, "iat": Int(clock.now().timeIntervalSince1970),
                                      "tid": user.tenant, "oid": user.oid, "sub": "sub-\(user.oid)",
                                      "preferred_username": user.username, "name": user.name, "ver": "2.0"]
         if let nonce { claims["nonce"] = nonce }
@@ -169,6 +171,7 @@ func makeFakeApp(_ provider: FakeIdentityProvider, clock: TestClock = TestClock(
     let config = MSALPublicClientApplicationConfig(clientId: provider.clientId, redirectUri: "http://localhost", authority: authority)
     config.httpClient = provider
     config.clock = clock
+    provider.clock = clock
     config.cacheConfig.storage = storage ?? MSALInMemoryTokenCacheStorage()
     configure(config)
     return try MSALPublicClientApplication(configuration: config)

@@ -1,2 +1,0 @@
-// Replaced by the cache storage implementation.
-public protocol MSALTokenCacheStorage: Sendable {}
