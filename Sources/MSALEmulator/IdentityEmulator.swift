@@ -71,14 +71,17 @@ public final class IdentityEmulator: Sendable {
     /// - Parameters:
     ///   - configuration: What to emulate; the ready default when omitted.
     ///   - caDirectory: Where to write `msal-emulator-ca.pem`; a new temporary directory when omitted.
-    ///   - logger: Logger for server events.
+    ///   - logger: Logger for server events; by default only critical events are logged.
     /// - Returns: The running emulator.
     public static func start(
         _ configuration: EmulatorConfiguration = .default, caDirectory: URL? = nil,
-        logger: Logger = Logger(label: "msal.emulator")
+        logger: Logger? = nil
     ) async throws -> IdentityEmulator {
-        var logger = logger
-        if logger.logLevel < .warning { logger.logLevel = .warning }
+        let logger = logger ?? {
+            var quiet = Logger(label: "msal.emulator")
+            quiet.logLevel = .critical
+            return quiet
+        }()
         let certificates = try LoopbackCertificates()
         let directory = caDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("msal-emulator-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
