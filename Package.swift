@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
         .executable(name: "msal-bench", targets: ["MSALBench"]),
+        // Emulator branch: the `msal` command-line tool (subcommand `emulator`; others added later).
+        .executable(name: "msal", targets: ["MSALCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -49,6 +51,15 @@ let package = Package(
             name: "MSALBench",
             dependencies: [
                 "MSAL",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Emulator branch: `msal` root command; `msal emulator` serves the identity platform emulator.
+        .executableTarget(
+            name: "MSALCommand",
+            dependencies: [
+                "MSALEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

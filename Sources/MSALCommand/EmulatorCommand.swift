@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import MSALEmulator
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `msal emulator`: serves the local Microsoft identity platform emulator until interrupted.
+struct EmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emulator",
+        abstract: "Run a local emulator of the Microsoft identity platform (v2.0) and Microsoft Graph /me.",
+        discussion: """
+        Listens on 127.0.0.1 only, over HTTPS (certificate issued by a CA generated at start; trust the file in \
+        `caCertificate`) and plain HTTP. Without --config it serves a ready demo tenant, user and app.
+        """
+    )
+
+    @Option(name: .long, help: "HTTPS port (0 picks a free port).")
+    var port: Int = 0
+
+    @Option(name: .customLong("http-port"), help: "Plain-HTTP port (0 picks a free port).")
+    var httpPort: Int = 0
+
+    @Option(name: .long, help: "JSON configuration file (tenants, users, apps, APIs, lifetimes, faults).")
+    var config: String?
+
+    @Option(name: .customLong("ca-dir"), help: "Directory to write the CA certificate to.")
+    var caDirectory: String?
+
+    @Option(name: .customLong("auto-approve"), help: "Emulator-only: approve every sign-in for this username without a page.")
+    var autoApprove: String?
+
+    @Flag(name: .long, help: "Print one JSON object describing the running emulator as the first line.")
+    var json = false
+
+    func validate() throws {
+        guard (0...65535).contains(port), (0...65535).contains(httpPort) else {
+            throw ValidationError("Ports must be between 0 and 65535.")
+        }
+    }
+
+    func run() async throws {
+        var configuration = EmulatorConfiguration.default
+        if let config {
+            configuration = try EmulatorConfiguration.load(contentsOf: URL(fileURLWithPath: config))
+        }
+        if port != 0 { configuration.httpsPort = port }
+        if httpPort != 0 { configuration.httpPort = httpPort }
+        if let autoApprove { configuration.autoApproveUsername = autoApprove }
+        let emulator = try await IdentityEmulator.start(configuration, caDirectory: caDirectory.map { URL(fileURLWithPath: $0) })
+        let text: String
+        if json {
+            text = emulator.summaryJSON
+        } else {
+            text = """
+            Identity platform emulator running
+              HTTPS:     \(emulator.httpsURL.absoluteString)
+              HTTP:      \(emulator.httpURL.absoluteString)
+              Authority: \(emulator.authorityURL.absoluteString)
+              CA:        \(emulator.caCertificateURL.path)
+              Client id: \(emulator.clientId)
+              User:      \(emulator.username) / \(emulator.password)
+            Press Ctrl-C to stop.
+            """
+        }
+        // Unbuffered, so that a parent process reading the first line sees it at once.
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        await Self.waitForTermination()
+        await emulator.stop()
+    }
+
+    /// Suspends until SIGINT or SIGTERM arrives.
+    static func waitForTermination() async {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        let sources = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield() }
+            source.resume()
+            return source
+        }
+        for await _ in stream { break }
+        for source in sources { source.cancel() }
+    }
+}

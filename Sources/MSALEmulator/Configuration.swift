@@ -1,0 +1,284 @@
+import Foundation
+
+/// The whole description of an emulated identity platform: tenants, users, app registrations, APIs,
+/// token lifetimes and injected faults.
+///
+/// Start from ``EmulatorConfiguration/default`` (a ready demo set-up), load a JSON file with
+/// ``EmulatorConfiguration/load(contentsOf:)``, or build one with ``EmulatorConfigurationBuilder``.
+/// Every field of the JSON form is optional; missing fields take the default configuration's value.
+public struct EmulatorConfiguration: Codable, Sendable, Equatable {
+    /// Directory tenants (organisations, the personal-account tenant, Azure AD B2C tenants).
+    public var tenants: [EmulatedTenant]
+    /// Users who can sign in.
+    public var users: [EmulatedUser]
+    /// App registrations (public and confidential clients).
+    public var applications: [EmulatedApplication]
+    /// Protected APIs (resources) and their delegated scopes; Microsoft Graph is one of them.
+    public var apis: [EmulatedAPI]
+    /// Lifetimes of codes and tokens.
+    public var lifetimes: TokenLifetimes
+    /// Faults injected into endpoints (for reliability tests).
+    public var faults: [FaultRule]
+    /// **Emulator-only feature.** When set to a username, `authorize` and device-code sign-ins are
+    /// approved for that user at once, with no page and no consent prompt (for unattended demos and tests).
+    public var autoApproveUsername: String?
+    /// The TCP port of the HTTPS listener (0 picks a free port).
+    public var httpsPort: Int
+    /// The TCP port of the plain-HTTP listener (0 picks a free port).
+    public var httpPort: Int
+    /// The tenant, app and user the ``EmulatorConfiguration/default`` set-up advertises to clients.
+    public var defaults: Defaults
+
+    /// What clients should use when they have no other configuration.
+    public struct Defaults: Codable, Sendable, Equatable {
+        /// Tenant domain or GUID used in authorities.
+        public var tenant: String
+        /// Client id of the default public-client app.
+        public var clientId: String
+        /// Username of the default user.
+        public var username: String
+        /// Scopes that the default app asks for.
+        public var scopes: [String]
+        /// Creates defaults.
+        public init(tenant: String, clientId: String, username: String, scopes: [String]) {
+            self.tenant = tenant
+            self.clientId = clientId
+            self.username = username
+            self.scopes = scopes
+        }
+    }
+
+    /// Creates a configuration from its parts.
+    public init(
+        tenants: [EmulatedTenant], users: [EmulatedUser], applications: [EmulatedApplication], apis: [EmulatedAPI],
+        lifetimes: TokenLifetimes = TokenLifetimes(), faults: [FaultRule] = [], autoApproveUsername: String? = nil,
+        httpsPort: Int = 0, httpPort: Int = 0, defaults: Defaults
+    ) {
+        self.tenants = tenants
+        self.users = users
+        self.applications = applications
+        self.apis = apis
+        self.lifetimes = lifetimes
+        self.faults = faults
+        self.autoApproveUsername = autoApproveUsername
+        self.httpsPort = httpsPort
+        self.httpPort = httpPort
+        self.defaults = defaults
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case tenants, users, applications, apis, lifetimes, faults, autoApproveUsername, httpsPort, httpPort, defaults
+    }
+
+    /// Decodes a configuration; absent fields keep the values of ``EmulatorConfiguration/default``.
+    public init(from decoder: any Decoder) throws {
+        let base = EmulatorConfiguration.default
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        tenants = try c.decodeIfPresent([EmulatedTenant].self, forKey: .tenants) ?? base.tenants
+        users = try c.decodeIfPresent([EmulatedUser].self, forKey: .users) ?? base.users
+        applications = try c.decodeIfPresent([EmulatedApplication].self, forKey: .applications) ?? base.applications
+        apis = try c.decodeIfPresent([EmulatedAPI].self, forKey: .apis) ?? base.apis
+        lifetimes = try c.decodeIfPresent(TokenLifetimes.self, forKey: .lifetimes) ?? base.lifetimes
+        faults = try c.decodeIfPresent([FaultRule].self, forKey: .faults) ?? []
+        autoApproveUsername = try c.decodeIfPresent(String.self, forKey: .autoApproveUsername)
+        httpsPort = try c.decodeIfPresent(Int.self, forKey: .httpsPort) ?? 0
+        httpPort = try c.decodeIfPresent(Int.self, forKey: .httpPort) ?? 0
+        defaults = try c.decodeIfPresent(Defaults.self, forKey: .defaults) ?? base.defaults
+    }
+
+    /// Loads a JSON configuration file.
+    public static func load(contentsOf url: URL) throws -> EmulatorConfiguration {
+        try JSONDecoder().decode(EmulatorConfiguration.self, from: Data(contentsOf: url))
+    }
+}
+
+/// A directory tenant.
+public struct EmulatedTenant: Codable, Sendable, Equatable {
+    /// The kind of tenant.
+    public enum Kind: String, Codable, Sendable {
+        /// A work or school (Entra ID) tenant.
+        case organization
+        /// The personal Microsoft account tenant (reached through `consumers`).
+        case consumers
+        /// An Azure AD B2C tenant with user-flow policies.
+        case b2c
+    }
+    /// Tenant GUID.
+    public var id: String
+    /// Verified domain names, for example `contoso.onmicrosoft.com`.
+    public var domains: [String]
+    /// Display name.
+    public var displayName: String
+    /// Kind of tenant.
+    public var kind: Kind
+    /// B2C user-flow policies (only for ``Kind/b2c``), e.g. `B2C_1_signupsignin`.
+    public var policies: [B2CPolicy]
+
+    /// Creates a tenant.
+    public init(id: String, domains: [String], displayName: String, kind: Kind = .organization, policies: [B2CPolicy] = []) {
+        self.id = id
+        self.domains = domains
+        self.displayName = displayName
+        self.kind = kind
+        self.policies = policies
+    }
+}
+
+/// An Azure AD B2C user flow.
+public struct B2CPolicy: Codable, Sendable, Equatable {
+    /// What the user flow does.
+    public enum Kind: String, Codable, Sendable {
+        /// Sign-up or sign-in.
+        case signUpOrSignIn
+        /// Profile editing.
+        case profileEdit
+        /// Password reset.
+        case passwordReset
+    }
+    /// Policy name, e.g. `B2C_1_signupsignin`.
+    public var name: String
+    /// What it does.
+    public var kind: Kind
+    /// Creates a policy.
+    public init(name: String, kind: Kind) {
+        self.name = name
+        self.kind = kind
+    }
+}
+
+/// A user account.
+public struct EmulatedUser: Codable, Sendable, Equatable {
+    /// Sign-in name (UPN or email).
+    public var username: String
+    /// Password.
+    public var password: String
+    /// Object id (GUID) in the home tenant.
+    public var objectId: String
+    /// GUID of the home tenant.
+    public var homeTenantId: String
+    /// GUIDs of tenants where the user is a guest.
+    public var guestOf: [String]
+    /// Display name.
+    public var displayName: String
+    /// Given name.
+    public var givenName: String?
+    /// Surname.
+    public var surname: String?
+    /// Mail address (defaults to the username).
+    public var mail: String?
+    /// Job title.
+    public var jobTitle: String?
+
+    /// Creates a user.
+    public init(
+        username: String, password: String, objectId: String, homeTenantId: String, guestOf: [String] = [],
+        displayName: String, givenName: String? = nil, surname: String? = nil, mail: String? = nil, jobTitle: String? = nil
+    ) {
+        self.username = username
+        self.password = password
+        self.objectId = objectId
+        self.homeTenantId = homeTenantId
+        self.guestOf = guestOf
+        self.displayName = displayName
+        self.givenName = givenName
+        self.surname = surname
+        self.mail = mail
+        self.jobTitle = jobTitle
+    }
+}
+
+/// An app registration.
+public struct EmulatedApplication: Codable, Sendable, Equatable {
+    /// Application (client) id.
+    public var clientId: String
+    /// Display name shown on the consent page.
+    public var displayName: String
+    /// Whether this is a public client (no secret; PKCE required for the authorization code flow).
+    public var isPublicClient: Bool
+    /// Client secret for confidential clients.
+    public var clientSecret: String?
+    /// Registered redirect URIs. `http://localhost` and `http://127.0.0.1` match any port, as in Entra.
+    public var redirectURIs: [String]
+    /// Scopes granted without a consent prompt (full names, e.g. `https://graph.microsoft.com/User.Read`).
+    public var preConsentedScopes: [String]
+    /// Family of client ids (FOCI) whose members share refresh tokens, e.g. `"1"`.
+    public var familyId: String?
+
+    /// Creates an app registration.
+    public init(
+        clientId: String, displayName: String, isPublicClient: Bool = true, clientSecret: String? = nil,
+        redirectURIs: [String], preConsentedScopes: [String] = [], familyId: String? = nil
+    ) {
+        self.clientId = clientId
+        self.displayName = displayName
+        self.isPublicClient = isPublicClient
+        self.clientSecret = clientSecret
+        self.redirectURIs = redirectURIs
+        self.preConsentedScopes = preConsentedScopes
+        self.familyId = familyId
+    }
+}
+
+/// A protected API and its delegated permissions.
+public struct EmulatedAPI: Codable, Sendable, Equatable {
+    /// Resource identifier URI, e.g. `https://graph.microsoft.com` or `api://my-api`.
+    public var identifier: String
+    /// The API's application id (GUID).
+    public var appId: String
+    /// Delegated scope names, e.g. `User.Read`.
+    public var scopes: [String]
+    /// Creates an API.
+    public init(identifier: String, appId: String, scopes: [String]) {
+        self.identifier = identifier
+        self.appId = appId
+        self.scopes = scopes
+    }
+}
+
+/// Lifetimes, in seconds, of what the emulator issues.
+public struct TokenLifetimes: Codable, Sendable, Equatable {
+    /// Access token lifetime (Entra default is 60–90 minutes).
+    public var accessToken: Int = 3600
+    /// ID token lifetime.
+    public var idToken: Int = 3600
+    /// Refresh token lifetime (inactivity).
+    public var refreshToken: Int = 90 * 86_400
+    /// Authorization code lifetime (Entra: about 10 minutes).
+    public var authorizationCode: Int = 600
+    /// Device code lifetime.
+    public var deviceCode: Int = 900
+    /// Device-code polling interval.
+    public var deviceCodeInterval: Int = 5
+    /// Browser session (SSO cookie) lifetime.
+    public var session: Int = 86_400
+    /// Creates lifetimes.
+    public init(
+        accessToken: Int = 3600, idToken: Int = 3600, refreshToken: Int = 90 * 86_400, authorizationCode: Int = 600,
+        deviceCode: Int = 900, deviceCodeInterval: Int = 5, session: Int = 86_400
+    ) {
+        self.accessToken = accessToken
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+        self.authorizationCode = authorizationCode
+        self.deviceCode = deviceCode
+        self.deviceCodeInterval = deviceCodeInterval
+        self.session = session
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken, idToken, refreshToken, authorizationCode, deviceCode, deviceCodeInterval, session
+    }
+
+    /// Decodes lifetimes; absent fields keep their defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = TokenLifetimes()
+        accessToken = try c.decodeIfPresent(Int.self, forKey: .accessToken) ?? d.accessToken
+        idToken = try c.decodeIfPresent(Int.self, forKey: .idToken) ?? d.idToken
+        refreshToken = try c.decodeIfPresent(Int.self, forKey: .refreshToken) ?? d.refreshToken
+        authorizationCode = try c.decodeIfPresent(Int.self, forKey: .authorizationCode) ?? d.authorizationCode
+        deviceCode = try c.decodeIfPresent(Int.self, forKey: .deviceCode) ?? d.deviceCode
+        deviceCodeInterval = try c.decodeIfPresent(Int.self, forKey: .deviceCodeInterval) ?? d.deviceCodeInterval
+        session = try c.decodeIfPresent(Int.self, forKey: .session) ?? d.session
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+extension EmulatorConfiguration {
+    /// GUID of the demo organisation tenant (`contoso.onmicrosoft.com`).
+    public static let demoTenantId = "5f3a1c2e-7b4d-4e8a-9c61-2d0b8e4f7a13"
+    /// GUID Entra uses for the personal Microsoft account tenant.
+    public static let consumersTenantId = "9188040d-6c67-4c5b-b112-36a304b66dad"
+    /// GUID of the demo Azure AD B2C tenant (`fabrikamb2c.onmicrosoft.com`).
+    public static let b2cTenantId = "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f"
+    /// Client id of the demo public-client app.
+    public static let demoClientId = "0b6f1c3a-52d4-4e07-9a3b-7c1e2d4f6a80"
+    /// Microsoft Graph's resource URI.
+    public static let graphResource = "https://graph.microsoft.com"
+    /// Microsoft Graph's application id.
+    public static let graphAppId = "00000003-0000-0000-c000-000000000000"
+
+    /// A ready set-up: the `contoso.onmicrosoft.com` tenant with two users (`adele@…`, `alex@…`, password
+    /// `Passw0rd!`), the personal-account tenant with `megan@outlook.com`, a B2C tenant
+    /// `fabrikamb2c.onmicrosoft.com` with `carol@example.com`, the demo public client
+    /// (``demoClientId``, redirect URIs `http://localhost` on any port and `msauth` schemes, `User.Read` pre-consented),
+    /// two family (FOCI) apps, a confidential web app (secret `emulator-secret`) and Microsoft Graph.
+    public static var `default`: EmulatorConfiguration {
+        let graphUserRead = "\(graphResource)/User.Read"
+        let b2cApi = "https://fabrikamb2c.onmicrosoft.com/api"
+        return EmulatorConfiguration(
+            tenants: [
+                EmulatedTenant(id: demoTenantId, domains: ["contoso.onmicrosoft.com", "contoso.com"], displayName: "Contoso"),
+                EmulatedTenant(id: consumersTenantId, domains: [], displayName: "Microsoft Accounts", kind: .consumers),
+                EmulatedTenant(
+                    id: b2cTenantId, domains: ["fabrikamb2c.onmicrosoft.com"], displayName: "Fabrikam B2C", kind: .b2c,
+                    policies: [
+                        B2CPolicy(name: "B2C_1_signupsignin", kind: .signUpOrSignIn),
+                        B2CPolicy(name: "B2C_1_profileediting", kind: .profileEdit),
+                        B2CPolicy(name: "B2C_1_passwordreset", kind: .passwordReset),
+                    ]
+                ),
+            ],
+            users: [
+                EmulatedUser(
+                    username: "adele@contoso.onmicrosoft.com", password: "Passw0rd!",
+                    objectId: "8d4c2a1b-3e5f-4a6b-9c7d-0e1f2a3b4c5d", homeTenantId: demoTenantId,
+                    displayName: "Adele Vance", givenName: "Adele", surname: "Vance", jobTitle: "Product Manager"
+                ),
+                EmulatedUser(
+                    username: "alex@contoso.onmicrosoft.com", password: "Passw0rd!",
+                    objectId: "2b7e9f10-4c3d-4e2a-8b1c-5d6e7f8a9b0c", homeTenantId: demoTenantId,
+                    displayName: "Alex Wilber", givenName: "Alex", surname: "Wilber", jobTitle: "Marketing Assistant"
+                ),
+                EmulatedUser(
+                    username: "megan@outlook.com", password: "Passw0rd!",
+                    objectId: "00000000-0000-0000-6d3e-2a1b4c5d6e7f", homeTenantId: consumersTenantId,
+                    guestOf: [demoTenantId], displayName: "Megan Bowen", givenName: "Megan", surname: "Bowen"
+                ),
+                EmulatedUser(
+                    username: "carol@example.com", password: "Passw0rd!",
+                    objectId: "7a6b5c4d-3e2f-4a1b-8c9d-e0f1a2b3c4d5", homeTenantId: b2cTenantId,
+                    displayName: "Carol Smith", givenName: "Carol", surname: "Smith"
+                ),
+            ],
+            applications: [
+                EmulatedApplication(
+                    clientId: demoClientId, displayName: "MSAL Emulator Demo",
+                    redirectURIs: [
+                        "http://localhost", "http://127.0.0.1",
+                        "https://login.microsoftonline.com/common/oauth2/nativeclient",
+                        "msauth.com.example.msaldemo://auth", "msal\(demoClientId)://auth",
+                    ],
+                    preConsentedScopes: [graphUserRead, "\(b2cApi)/demo.read"]
+                ),
+                EmulatedApplication(
+                    clientId: "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9", displayName: "Family App One",
+                    redirectURIs: ["http://localhost"], preConsentedScopes: [graphUserRead], familyId: "1"
+                ),
+                EmulatedApplication(
+                    clientId: "9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4", displayName: "Family App Two",
+                    redirectURIs: ["http://localhost"], preConsentedScopes: [graphUserRead], familyId: "1"
+                ),
+                EmulatedApplication(
+                    clientId: "3c4d5e6f-7a8b-4c9d-a0e1-f2a3b4c5d6e7", displayName: "Contoso Web App",
+                    isPublicClient: false, clientSecret: "emulator-secret",
+                    redirectURIs: ["http://localhost/callback", "https://localhost/callback"],
+                    preConsentedScopes: [graphUserRead]
+                ),
+            ],
+            apis: [
+                EmulatedAPI(
+                    identifier: graphResource, appId: graphAppId,
+                    scopes: ["User.Read", "User.ReadBasic.All", "User.Read.All", "Mail.Read", "Calendars.Read", "Files.Read"]
+                ),
+                EmulatedAPI(identifier: "api://msal-emulator-api", appId: "6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d", scopes: ["access_as_user"]),
+                EmulatedAPI(identifier: b2cApi, appId: "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8", scopes: ["demo.read", "demo.write"]),
+            ],
+            defaults: Defaults(
+                tenant: "contoso.onmicrosoft.com", clientId: demoClientId,
+                username: "adele@contoso.onmicrosoft.com", scopes: ["User.Read"]
+            )
+        )
+    }
+
+    /// The password of the default user.
+    public var defaultPassword: String {
+        users.first { $0.username.lowercased() == defaults.username.lowercased() }?.password ?? ""
+    }
+}
+
+/// Builds an ``EmulatorConfiguration`` step by step, starting from the ready default.
+///
+/// ```swift
+/// let config = EmulatorConfigurationBuilder()
+///     .user(EmulatedUser(username: "bob@contoso.onmicrosoft.com", password: "pw", objectId: UUID().uuidString.lowercased(),
+///                        homeTenantId: EmulatorConfiguration.demoTenantId, displayName: "Bob"))
+///     .lifetimes(TokenLifetimes(accessToken: 5))
+///     .build()
+/// ```
+public struct EmulatorConfigurationBuilder: Sendable {
+    private var configuration: EmulatorConfiguration
+
+    /// Starts from ``EmulatorConfiguration/default`` or the given configuration.
+    public init(_ base: EmulatorConfiguration = .default) {
+        configuration = base
+    }
+
+    /// Adds (or replaces, by id) a tenant.
+    public func tenant(_ tenant: EmulatedTenant) -> Self {
+        var copy = self
+        copy.configuration.tenants.removeAll { $0.id == tenant.id }
+        copy.configuration.tenants.append(tenant)
+        return copy
+    }
+
+    /// Adds (or replaces, by username) a user.
+    public func user(_ user: EmulatedUser) -> Self {
+        var copy = self
+        copy.configuration.users.removeAll { $0.username.lowercased() == user.username.lowercased() }
+        copy.configuration.users.append(user)
+        return copy
+    }
+
+    /// Adds (or replaces, by client id) an app registration.
+    public func application(_ app: EmulatedApplication) -> Self {
+        var copy = self
+        copy.configuration.applications.removeAll { $0.clientId == app.clientId }
+        copy.configuration.applications.append(app)
+        return copy
+    }
+
+    /// Adds (or replaces, by identifier) an API.
+    public func api(_ api: EmulatedAPI) -> Self {
+        var copy = self
+        copy.configuration.apis.removeAll { $0.identifier == api.identifier }
+        copy.configuration.apis.append(api)
+        return copy
+    }
+
+    /// Sets token lifetimes.
+    public func lifetimes(_ lifetimes: TokenLifetimes) -> Self {
+        var copy = self
+        copy.configuration.lifetimes = lifetimes
+        return copy
+    }
+
+    /// Adds a fault rule.
+    public func fault(_ rule: FaultRule) -> Self {
+        var copy = self
+        copy.configuration.faults.append(rule)
+        return copy
+    }
+
+    /// **Emulator-only feature:** approves every interactive and device-code sign-in for `username` without a page.
+    public func autoApprove(username: String?) -> Self {
+        var copy = self
+        copy.configuration.autoApproveUsername = username
+        return copy
+    }
+
+    /// Sets the listening ports (0 picks free ports).
+    public func ports(https: Int, http: Int = 0) -> Self {
+        var copy = self
+        copy.configuration.httpsPort = https
+        copy.configuration.httpPort = http
+        return copy
+    }
+
+    /// The finished configuration.
+    public func build() -> EmulatorConfiguration { configuration }
+}

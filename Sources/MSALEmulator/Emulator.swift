@@ -1,1 +1,0 @@
-// The identity platform emulator.

@@ -1,0 +1,228 @@
+import Foundation
+
+/// Where a request is addressed: a tenant (or `common`/`organizations`/`consumers`) and, for B2C, a policy.
+struct TenantContext: Sendable {
+    enum Audience: Sendable, Equatable {
+        case common, organizations, consumers
+        case specific(EmulatedTenant)
+    }
+    var audience: Audience
+    var policy: B2CPolicy?
+    /// Path prefix for endpoint URLs, e.g. `/organizations`, `/<guid>`, `/tfp/<tenant>/<policy>`.
+    var pathPrefix: String
+
+    var tenant: EmulatedTenant? {
+        if case .specific(let tenant) = audience { return tenant }
+        return nil
+    }
+}
+
+struct AuthorizationCode: Sendable {
+    var clientId: String
+    var redirectURI: String
+    var userId: String
+    var tenantId: String
+    var policy: B2CPolicy?
+    var scopes: RequestedScopes
+    var granted: [String]
+    var nonce: String?
+    var codeChallenge: String?
+    var codeChallengeMethod: String
+    var expiresAt: Date
+    var authTime: Date
+    var redeemed = false
+}
+
+struct RefreshRecord: Sendable {
+    var clientId: String
+    var familyId: String?
+    var userId: String
+    var tenantId: String
+    var policy: B2CPolicy?
+    var authTime: Date
+    var expiresAt: Date
+}
+
+struct BrowserSession: Sendable {
+    /// Signed-in users, most recent first, with when they signed in.
+    var users: [(id: String, authTime: Date)]
+    var expiresAt: Date
+}
+
+/// An authorization in progress across the sign-in, account-picker and consent pages.
+struct PendingAuthorization: Sendable {
+    enum Kind: Sendable {
+        case authorize(redirectURI: String, responseMode: String, state: String?, codeChallenge: String?, method: String, wantsClientInfo: Bool)
+        case device(deviceCode: String)
+    }
+    var kind: Kind
+    var context: TenantContext
+    var clientId: String
+    var scopes: RequestedScopes
+    var nonce: String?
+    var prompt: String?
+    var loginHint: String?
+    var userId: String?
+    var sessionId: String
+    var expiresAt: Date
+    /// Steps already done (`consent`, `profile`).
+    var done: Set<String> = []
+    var maxAge: Int?
+}
+
+struct DeviceCodeRecord: Sendable {
+    enum Status: Sendable { case pending, approved(userId: String, granted: [String], authTime: Date), declined, redeemed }
+    var userCode: String
+    var clientId: String
+    var context: TenantContext
+    var scopes: RequestedScopes
+    var expiresAt: Date
+    var interval: Int
+    var lastPoll: Date?
+    var status: Status
+}
+
+/// The emulator's state and request handling. All handlers run on this actor.
+actor EmulatorCore {
+    var config: EmulatorConfiguration
+    let keys: SigningKeys
+    let clock: EmulatorClock
+    let faults: FaultTable
+
+    var codes: [String: AuthorizationCode] = [:]
+    var refreshTokens: [String: RefreshRecord] = [:]
+    var deviceCodes: [String: DeviceCodeRecord] = [:]
+    var sessions: [String: BrowserSession] = [:]
+    var pending: [String: PendingAuthorization] = [:]
+    /// Scopes each user consented to per app: key `"<userId>|<clientId>"`.
+    var consents: [String: Set<String>] = [:]
+
+    static let sessionCookie = "ESTSAUTH"
+    static let maxEntries = 20_000
+
+    init(config: EmulatorConfiguration, keys: SigningKeys, clock: EmulatorClock, faults: FaultTable) {
+        self.config = config
+        self.keys = keys
+        self.clock = clock
+        self.faults = faults
+    }
+
+    var now: Date { clock.now }
+
+    // MARK: Directory look-ups
+
+    func tenant(matching segment: String) -> EmulatedTenant? {
+        let lower = segment.lowercased()
+        return config.tenants.first { $0.id == lower || $0.domains.contains { $0.lowercased() == lower } }
+    }
+
+    /// Resolves the tenant segment (and B2C policy) of a path.
+    func resolveContext(tenantSegment: String, policyName: String?, tfp: Bool) throws(EntraError) -> TenantContext {
+        let lower = tenantSegment.lowercased()
+        if let policyName {
+            guard let tenant = tenant(matching: tenantSegment), tenant.kind == .b2c else { throw EntraError.unknownTenant(tenantSegment) }
+            guard let policy = tenant.policies.first(where: { $0.name.lowercased() == policyName.lowercased() }) else {
+                throw EntraError(error: "invalid_request", code: 90008, message: "The request has referenced a policy '\(policyName)' that does not exist.", prefix: "AADB2C")
+            }
+            let prefix = tfp ? "/tfp/\(tenantSegment)/\(policyName)" : "/\(tenantSegment)/\(policyName)"
+            return TenantContext(audience: .specific(tenant), policy: policy, pathPrefix: prefix)
+        }
+        switch lower {
+        case "common": return TenantContext(audience: .common, pathPrefix: "/common")
+        case "organizations": return TenantContext(audience: .organizations, pathPrefix: "/organizations")
+        case "consumers": return TenantContext(audience: .consumers, pathPrefix: "/consumers")
+        default:
+            guard let tenant = tenant(matching: tenantSegment) else { throw EntraError.unknownTenant(tenantSegment) }
+            return TenantContext(audience: .specific(tenant), pathPrefix: "/\(tenant.id)")
+        }
+    }
+
+    func user(id: String) -> EmulatedUser? {
+        config.users.first { $0.objectId == id }
+    }
+
+    func user(named name: String) -> EmulatedUser? {
+        let lower = name.lowercased()
+        return config.users.first { $0.username.lowercased() == lower || ($0.mail?.lowercased() == lower) }
+    }
+
+    func application(_ clientId: String) -> EmulatedApplication? {
+        config.applications.first { $0.clientId == clientId.lowercased() || $0.clientId == clientId }
+    }
+
+    func homeTenant(of user: EmulatedUser) -> EmulatedTenant? {
+        config.tenants.first { $0.id == user.homeTenantId }
+    }
+
+    /// The tenant a user's tokens are issued in for this context, or nil when the user cannot sign in there.
+    func tokenTenant(for user: EmulatedUser, in context: TenantContext) -> EmulatedTenant? {
+        guard let home = homeTenant(of: user) else { return nil }
+        switch context.audience {
+        case .common: return home.kind == .b2c ? nil : home
+        case .organizations: return home.kind == .organization ? home : nil
+        case .consumers: return home.kind == .consumers ? home : nil
+        case .specific(let tenant):
+            if tenant.id == home.id { return tenant }
+            return tenant.kind != .b2c && user.guestOf.contains(tenant.id) ? tenant : nil
+        }
+    }
+
+    // MARK: Consent
+
+    func grantedScopes(userId: String, app: EmulatedApplication) -> Set<String> {
+        consents["\(userId)|\(app.clientId)", default: []].union(app.preConsentedScopes)
+    }
+
+    /// The API scopes the request still needs consent for (a `.default` request needs none).
+    func scopesNeedingConsent(_ scopes: RequestedScopes, userId: String, app: EmulatedApplication) -> [String] {
+        let granted = grantedScopes(userId: userId, app: app)
+        return scopes.full.filter { !$0.hasSuffix("/.default") && !granted.contains($0) }
+    }
+
+    /// Scopes of `scopes` that can go into a token: consented ones, with `.default` expanded to the static grant.
+    func effectiveScopes(_ scopes: RequestedScopes, userId: String, app: EmulatedApplication) -> [String] {
+        let granted = grantedScopes(userId: userId, app: app)
+        var result: [String] = []
+        for scope in scopes.full {
+            if scope.hasSuffix("/.default") {
+                let resource = RequestedScopes.split(scope).resource
+                let expanded = granted.filter { RequestedScopes.split($0).resource == resource }.sorted()
+                result.append(contentsOf: expanded.isEmpty ? [scope] : expanded)
+            } else if granted.contains(scope) {
+                result.append(scope)
+            }
+        }
+        return result
+    }
+
+    func recordConsent(_ scopes: [String], userId: String, clientId: String) {
+        consents["\(userId)|\(clientId)", default: []].formUnion(scopes)
+    }
+
+    // MARK: Housekeeping
+
+    /// Drops expired entries so that state stays bounded.
+    func prune() {
+        let now = self.now
+        if codes.count > 1000 { codes = codes.filter { $0.value.expiresAt > now && !$0.value.redeemed } }
+        if pending.count > 1000 { pending = pending.filter { $0.value.expiresAt > now } }
+        if deviceCodes.count > 1000 { deviceCodes = deviceCodes.filter { $0.value.expiresAt > now } }
+        if sessions.count > 1000 { sessions = sessions.filter { $0.value.expiresAt > now } }
+        if refreshTokens.count > EmulatorCore.maxEntries { refreshTokens = refreshTokens.filter { $0.value.expiresAt > now } }
+        for dict in [codes.count, pending.count, deviceCodes.count, sessions.count] where dict > EmulatorCore.maxEntries {
+            codes.removeAll()
+            pending.removeAll()
+            deviceCodes.removeAll()
+            sessions.removeAll()
+        }
+    }
+
+    func setConfiguration(_ update: @Sendable (inout EmulatorConfiguration) -> Void) {
+        update(&config)
+    }
+
+    /// Revokes every refresh token of a user (or all, when `userId` is nil).
+    func revokeRefreshTokens(userId: String?) {
+        if let userId { refreshTokens = refreshTokens.filter { $0.value.userId != userId } } else { refreshTokens.removeAll() }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// An OAuth error shaped as Entra's: `error`, `error_description` starting with an AADSTS code, `error_codes`, ...
+struct EntraError: Error, Sendable {
+    var error: String
+    var code: Int
+    var message: String
+    var status: Int = 400
+    var suberror: String?
+    /// `AADSTS` for Entra, `AADB2C` for B2C.
+    var prefix: String = "AADSTS"
+
+    var codeText: String { "\(prefix)\(code)" }
+
+    func description(traceId: String, correlationId: String, timestamp: String) -> String {
+        "\(codeText): \(message) Trace ID: \(traceId) Correlation ID: \(correlationId) Timestamp: \(timestamp)"
+    }
+
+    /// The JSON answer of the token and device-code endpoints.
+    func response(_ request: EmulatorRequest, clock: EmulatorClock) -> EmulatorResponse {
+        let traceId = UUID().uuidString.lowercased()
+        let correlationId = request.correlationId
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss'Z'"
+        let timestamp = formatter.string(from: clock.now)
+        var body: [String: Any] = [
+            "error": error,
+            "error_description": description(traceId: traceId, correlationId: correlationId, timestamp: timestamp),
+            "error_codes": [code],
+            "timestamp": timestamp,
+            "trace_id": traceId,
+            "correlation_id": correlationId,
+            "error_uri": "\(request.baseURL)/error?code=\(code)",
+        ]
+        if let suberror { body["suberror"] = suberror }
+        var headers: [(String, String)] = [("client-request-id", correlationId), ("x-ms-request-id", traceId)]
+        if status == 401 { headers.append(("WWW-Authenticate", "Basic realm=\"emulator\"")) }
+        return .json(body, status: status, headers: headers)
+    }
+
+    /// The parameters for an error redirect to the client.
+    var redirectParameters: [(String, String)] {
+        [("error", error), ("error_description", "\(codeText): \(message)")]
+    }
+
+    static func missing(_ parameter: String) -> EntraError {
+        EntraError(error: "invalid_request", code: 900144, message: "The request body must contain the following parameter: '\(parameter)'.")
+    }
+
+    static func unknownClient(_ clientId: String) -> EntraError {
+        EntraError(
+            error: "unauthorized_client", code: 700016,
+            message: "Application with identifier '\(clientId)' was not found in the directory. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant."
+        )
+    }
+
+    static func unknownTenant(_ tenant: String) -> EntraError {
+        EntraError(error: "invalid_tenant", code: 90002, message: "Tenant '\(tenant)' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.")
+    }
+
+    static func invalidScope(_ detail: String) -> EntraError {
+        EntraError(error: "invalid_scope", code: 70011, message: "The provided request must include a 'scope' input parameter. \(detail)")
+    }
+
+    static func consentRequired(_ scopes: [String], clientId: String) -> EntraError {
+        EntraError(
+            error: "invalid_grant", code: 65001,
+            message: "The user or administrator has not consented to use the application with ID '\(clientId)'. Send an interactive authorization request for this user and resource. Missing scopes: \(scopes.joined(separator: " ")).",
+            suberror: "consent_required"
+        )
+    }
+}

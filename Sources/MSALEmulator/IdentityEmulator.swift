@@ -1,0 +1,200 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import Synchronization
+
+/// A local emulator of the Microsoft identity platform (v2.0 endpoints) and of Microsoft Graph `/me`.
+///
+/// ```swift
+/// let emulator = try await IdentityEmulator.start()          // ready default configuration
+/// let authority = emulator.authorityURL                       // https://127.0.0.1:<port>/contoso.onmicrosoft.com
+/// // ... trust emulator.caCertificateURL, sign in as emulator.username / emulator.password ...
+/// await emulator.stop()
+/// ```
+///
+/// Both listeners (HTTP and HTTPS) bind to 127.0.0.1 only. The HTTPS certificate is issued at start by a
+/// throw-away certificate authority whose PEM is written to ``caCertificateURL``.
+public final class IdentityEmulator: Sendable {
+    /// Base URL of the plain-HTTP listener, e.g. `http://127.0.0.1:50001`.
+    public let httpURL: URL
+    /// Base URL of the HTTPS listener, e.g. `https://127.0.0.1:50002`.
+    public let httpsURL: URL
+    /// File holding the PEM of the certificate authority that issued the HTTPS certificate.
+    public let caCertificateURL: URL
+    /// PEM of the certificate authority.
+    public let caCertificatePEM: String
+    /// The configuration the emulator started with.
+    public let configuration: EmulatorConfiguration
+    /// The emulated clock; move it forward to expire codes and tokens.
+    public let clock: EmulatorClock
+
+    private let core: EmulatorCore
+    private let keys: SigningKeys
+    private let faults: FaultTable
+    private let tasks: Mutex<[Task<Void, any Error>]>
+
+    /// Default tenant (domain) of the configuration.
+    public var tenant: String { configuration.defaults.tenant }
+    /// Default public-client id.
+    public var clientId: String { configuration.defaults.clientId }
+    /// Default user's sign-in name.
+    public var username: String { configuration.defaults.username }
+    /// Default user's password.
+    public var password: String { configuration.defaultPassword }
+    /// Scopes the default app asks for.
+    public var scopes: [String] { configuration.defaults.scopes }
+    /// HTTPS authority for the default tenant, e.g. `https://127.0.0.1:50002/contoso.onmicrosoft.com`.
+    public var authorityURL: URL { httpsURL.appendingPathComponent(tenant) }
+    /// Base URL of the Graph stand-in (`/v1.0/me` lives under it).
+    public var graphURL: URL { httpsURL.appendingPathComponent("v1.0") }
+
+    private init(
+        httpURL: URL, httpsURL: URL, caCertificateURL: URL, caCertificatePEM: String, configuration: EmulatorConfiguration,
+        clock: EmulatorClock, core: EmulatorCore, keys: SigningKeys, faults: FaultTable, tasks: [Task<Void, any Error>]
+    ) {
+        self.httpURL = httpURL
+        self.httpsURL = httpsURL
+        self.caCertificateURL = caCertificateURL
+        self.caCertificatePEM = caCertificatePEM
+        self.configuration = configuration
+        self.clock = clock
+        self.core = core
+        self.keys = keys
+        self.faults = faults
+        self.tasks = Mutex(tasks)
+    }
+
+    /// Starts the emulator on 127.0.0.1.
+    ///
+    /// - Parameters:
+    ///   - configuration: What to emulate; the ready default when omitted.
+    ///   - caDirectory: Where to write `msal-emulator-ca.pem`; a new temporary directory when omitted.
+    ///   - logger: Logger for server events; by default only critical events are logged.
+    /// - Returns: The running emulator.
+    public static func start(
+        _ configuration: EmulatorConfiguration = .default, caDirectory: URL? = nil,
+        logger: Logger? = nil
+    ) async throws -> IdentityEmulator {
+        let logger = logger ?? {
+            var quiet = Logger(label: "msal.emulator")
+            quiet.logLevel = .critical
+            return quiet
+        }()
+        let certificates = try LoopbackCertificates()
+        let directory = caDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("msal-emulator-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let caURL = directory.appendingPathComponent("msal-emulator-ca.pem")
+        try Data(certificates.caPEM.utf8).write(to: caURL)
+
+        let clock = EmulatorClock()
+        let keys = try SigningKeys()
+        let faults = FaultTable(configuration.faults)
+        let core = EmulatorCore(config: configuration, keys: keys, clock: clock, faults: faults)
+
+        var tasks: [Task<Void, any Error>] = []
+        do {
+            let (httpsPort, httpsTask) = try await listen(
+                EmulatorResponder(core: core, faults: faults, scheme: "https"), port: configuration.httpsPort,
+                server: try .tls(.http1(), tlsConfiguration: certificates.serverTLSConfiguration()), logger: logger
+            )
+            tasks.append(httpsTask)
+            let (httpPort, httpTask) = try await listen(
+                EmulatorResponder(core: core, faults: faults, scheme: "http"), port: configuration.httpPort, server: .http1(), logger: logger
+            )
+            tasks.append(httpTask)
+            return IdentityEmulator(
+                httpURL: URL(string: "http://127.0.0.1:\(httpPort)")!, httpsURL: URL(string: "https://127.0.0.1:\(httpsPort)")!,
+                caCertificateURL: caURL, caCertificatePEM: certificates.caPEM, configuration: configuration, clock: clock,
+                core: core, keys: keys, faults: faults, tasks: tasks
+            )
+        } catch {
+            for task in tasks { task.cancel() }
+            for task in tasks { _ = await task.result }
+            throw error
+        }
+    }
+
+    /// Runs one listener until its task is cancelled; returns its port once it is accepting connections.
+    private static func listen(
+        _ responder: EmulatorResponder, port: Int, server: HTTPServerBuilder, logger: Logger
+    ) async throws -> (Int, Task<Void, any Error>) {
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            responder: responder, server: server,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: nil),
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        let task = Task {
+            defer { continuation.finish() }
+            try await app.run()
+        }
+        for await boundPort in stream {
+            return (boundPort, task)
+        }
+        try await task.value
+        throw EmulatorStartError(message: "The listener on port \(port) stopped before accepting connections.")
+    }
+
+    /// Stops both listeners and waits until they have shut down.
+    public func stop() async {
+        let running = tasks.withLock { tasks in
+            defer { tasks.removeAll() }
+            return tasks
+        }
+        for task in running { task.cancel() }
+        for task in running { _ = await task.result }
+    }
+
+    /// Makes a new signing key active; with `retireOld`, tokens signed by earlier keys stop verifying.
+    public func rotateSigningKeys(retireOld: Bool = false) throws {
+        try keys.rotate(retireOld: retireOld)
+    }
+
+    /// Adds a fault rule at run time.
+    public func injectFault(_ rule: FaultRule) {
+        faults.add(rule)
+    }
+
+    /// Removes every fault rule.
+    public func clearFaults() {
+        faults.removeAll()
+    }
+
+    /// Revokes every refresh token issued so far (as a password reset or an admin would).
+    public func revokeAllRefreshTokens() async {
+        await core.revokeRefreshTokens(userId: nil)
+    }
+
+    /// Changes the directory at run time, for example to add a user or an app registration.
+    public func updateConfiguration(_ change: @escaping @Sendable (inout EmulatorConfiguration) -> Void) async {
+        await core.setConfiguration(change)
+    }
+
+    /// The start-up summary printed by `msal emulator --json`: base URLs, CA path and the default tenant, app and user.
+    public var summary: [String: any Sendable] {
+        [
+            "http": httpURL.absoluteString, "https": httpsURL.absoluteString, "caCertificate": caCertificateURL.path,
+            "tenant": tenant, "tenantId": configuration.tenants.first { $0.domains.contains(tenant) }?.id ?? tenant,
+            "authority": authorityURL.absoluteString, "clientId": clientId, "username": username, "password": password,
+            "scopes": scopes, "graph": graphURL.absoluteString,
+            "b2cAuthority": httpsURL.absoluteString + "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signupsignin",
+        ]
+    }
+
+    /// ``summary`` as one line of JSON.
+    public var summaryJSON: String {
+        let data = (try? JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The emulator could not start.
+public struct EmulatorStartError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let message: String
+    /// A description of the failure.
+    public var description: String { message }
+}

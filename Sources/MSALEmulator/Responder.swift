@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Request context that keeps the channel, so a fault can drop the connection.
+struct EmulatorRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+
+    /// Request bodies above 1 MiB are refused.
+    var maxUploadSize: Int { 1 << 20 }
+}
+
+/// Turns Hummingbird requests into ``EmulatorRequest``s, applies faults, and runs the core's handlers.
+struct EmulatorResponder: HTTPResponder {
+    typealias Context = EmulatorRequestContext
+
+    let core: EmulatorCore
+    let faults: FaultTable
+    let scheme: String
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let port = context.channel.localAddress?.port ?? 0
+        let rawPath = request.uri.path
+        guard rawPath.utf8.count <= 4096, (request.uri.query?.utf8.count ?? 0) <= 32_768 else {
+            return Self.convert(.json(["error": "invalid_request", "error_description": "AADSTS90015: The request URI is too long."], status: 414))
+        }
+        let segments = rawPath.split(separator: "/").prefix(32).map { String($0).removingPercentEncoding ?? String($0) }
+        let query = EmulatorRequest.parseForm(Substring(request.uri.query ?? "")).single
+        var headers: [String: String] = [:]
+        for field in request.headers.prefix(100) {
+            headers[field.name.canonicalName] = field.value
+        }
+        var emulatorRequest = EmulatorRequest(
+            method: request.method.rawValue, segments: segments, query: query, form: [:], formLists: [:], headers: headers,
+            cookies: EmulatorRequest.parseCookies(headers["cookie"]), scheme: scheme,
+            host: EmulatorRequest.sanitizeHost(headers["host"] ?? request.head.authority, fallback: "127.0.0.1:\(port)")
+        )
+        if request.method != .get, request.method != .head {
+            let body = request.body
+            do {
+                let buffer = try await body.collect(upTo: context.maxUploadSize)
+                emulatorRequest.rawBody = Data(buffer.readableBytesView)
+            } catch {
+                return Self.convert(.json(["error": "invalid_request", "error_description": "AADSTS90015: The request body is too large."], status: 413))
+            }
+            if (headers["content-type"] ?? "").lowercased().contains("application/x-www-form-urlencoded"),
+               let text = String(data: emulatorRequest.rawBody, encoding: .utf8) {
+                let parsed = EmulatorRequest.parseForm(Substring(text))
+                emulatorRequest.form = parsed.single
+                emulatorRequest.formLists = parsed.lists
+            }
+        }
+        let route = Route.classify(segments, query: query)
+        let fault = route.endpoint.flatMap { faults.take(for: $0) }
+        if let delay = fault?.latencyMilliseconds, delay > 0 {
+            try? await Task.sleep(for: .milliseconds(min(delay, 120_000)))
+        }
+        if fault?.dropConnection == true {
+            context.channel.close(promise: nil)
+            return Response(status: .ok)
+        }
+        var response: EmulatorResponse
+        if let status = fault?.status, (100...599).contains(status) {
+            response = .json([
+                "error": status >= 500 ? "server_error" : "temporarily_unavailable",
+                "error_description": "AADSTS90033: A transient error has occurred (fault injected by the emulator). Please try again.",
+                "error_codes": [90033],
+            ], status: status)
+        } else {
+            response = await core.handle(route, emulatorRequest)
+        }
+        if let retryAfter = fault?.retryAfter {
+            response.headers.append(("Retry-After", String(retryAfter)))
+        }
+        if fault?.malformedBody == true {
+            response.body = Data("{\"token_type\": \"Bearer\", \"access_tok".utf8)
+        }
+        return Self.convert(response)
+    }
+
+    static func convert(_ response: EmulatorResponse) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in response.headers {
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        return Response(
+            status: HTTPResponse.Status(code: response.status),
+            headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body))
+        )
+    }
+}

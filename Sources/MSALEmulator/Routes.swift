@@ -1,0 +1,129 @@
+import Foundation
+
+/// A tenant segment (and B2C policy) as written in a request path.
+struct TenantReference: Sendable, Equatable {
+    var segment: String
+    var policy: String?
+    var tfp: Bool
+}
+
+/// What a request path addresses.
+enum Route: Sendable, Equatable {
+    case instanceDiscovery
+    case openIDConfiguration(TenantReference)
+    case keys(TenantReference)
+    case authorize(TenantReference)
+    case token(TenantReference)
+    case deviceCode(TenantReference)
+    case logout(TenantReference)
+    /// Form posts from the sign-in, account-picker and consent pages.
+    case login
+    case deviceLogin
+    case graphMe
+    case graphUser(String)
+    /// Emulator-only control endpoints under `/_emulator/`.
+    case control([String])
+    case home
+    case notFound
+
+    /// The endpoint name used by fault rules.
+    var endpoint: EmulatorEndpoint? {
+        switch self {
+        case .instanceDiscovery: .instanceDiscovery
+        case .openIDConfiguration: .openIDConfiguration
+        case .keys: .keys
+        case .authorize, .login: .authorize
+        case .token: .token
+        case .deviceCode: .deviceCode
+        case .deviceLogin: .deviceLogin
+        case .logout: .logout
+        case .graphMe, .graphUser: .graph
+        case .control, .home, .notFound: nil
+        }
+    }
+
+    /// Classifies percent-decoded path segments.
+    static func classify(_ segments: [String], query: [String: String]) -> Route {
+        guard let first = segments.first else { return .home }
+        let lowered = segments.map { $0.lowercased() }
+        switch lowered[0] {
+        case "v1.0":
+            if lowered.count == 2, lowered[1] == "me" { return .graphMe }
+            if lowered.count == 3, lowered[1] == "users" { return .graphUser(segments[2]) }
+            return .notFound
+        case "_emulator": return .control(Array(lowered.dropFirst()))
+        case "login" where segments.count == 1: return .login
+        case "devicelogin" where segments.count == 1: return .deviceLogin
+        default: break
+        }
+        var reference: TenantReference
+        var rest: ArraySlice<String>
+        if lowered[0] == "tfp" {
+            guard segments.count >= 3 else { return .notFound }
+            reference = TenantReference(segment: segments[1], policy: segments[2], tfp: true)
+            rest = lowered[3...]
+        } else if segments.count >= 2, lowered[1].hasPrefix("b2c_") {
+            reference = TenantReference(segment: first, policy: segments[1], tfp: false)
+            rest = lowered[2...]
+        } else {
+            reference = TenantReference(segment: first, policy: nil, tfp: false)
+            rest = lowered[1...]
+        }
+        if reference.policy == nil, let policy = query["p"], policy.lowercased().hasPrefix("b2c_") {
+            reference.policy = policy
+        }
+        switch Array(rest) {
+        case ["discovery", "instance"]: return .instanceDiscovery
+        case ["v2.0", ".well-known", "openid-configuration"], [".well-known", "openid-configuration"]:
+            return .openIDConfiguration(reference)
+        case ["discovery", "v2.0", "keys"], ["discovery", "keys"]: return .keys(reference)
+        case ["oauth2", "v2.0", "authorize"]: return .authorize(reference)
+        case ["oauth2", "v2.0", "token"]: return .token(reference)
+        case ["oauth2", "v2.0", "devicecode"]: return .deviceCode(reference)
+        case ["oauth2", "v2.0", "logout"]: return .logout(reference)
+        default: return .notFound
+        }
+    }
+}
+
+extension EmulatorCore {
+    /// Runs the handler for a classified request.
+    func handle(_ route: Route, _ request: EmulatorRequest) async -> EmulatorResponse {
+        do {
+            switch route {
+            case .instanceDiscovery:
+                return request.method == "GET" ? instanceDiscovery(request) : .methodNotAllowed("GET")
+            case .openIDConfiguration(let reference):
+                return request.method == "GET" ? try openIDConfiguration(reference, request) : .methodNotAllowed("GET")
+            case .keys(let reference):
+                return request.method == "GET" ? try jwks(reference, request) : .methodNotAllowed("GET")
+            case .authorize(let reference):
+                return try authorize(reference, request)
+            case .login:
+                return request.method == "POST" ? loginStep(request) : .methodNotAllowed("POST")
+            case .token(let reference):
+                return request.method == "POST" ? token(reference, request) : .methodNotAllowed("POST")
+            case .deviceCode(let reference):
+                return request.method == "POST" ? deviceAuthorization(reference, request) : .methodNotAllowed("POST")
+            case .deviceLogin:
+                return deviceLogin(request)
+            case .logout(let reference):
+                return logout(reference, request)
+            case .graphMe:
+                return request.method == "GET" ? graph(userPath: nil, request) : .methodNotAllowed("GET")
+            case .graphUser(let id):
+                return request.method == "GET" ? graph(userPath: id, request) : .methodNotAllowed("GET")
+            case .control(let path):
+                return try control(path, request)
+            case .home:
+                return .html(Pages.home(baseURL: request.baseURL, config: config))
+            case .notFound:
+                return .notFound()
+            }
+        } catch let error as EntraError {
+            return error.response(request, clock: clock)
+        } catch {
+            return EntraError(error: "invalid_request", code: 90014, message: "The request could not be processed.").response(request, clock: clock)
+        }
+    }
+}

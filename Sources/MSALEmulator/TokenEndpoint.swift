@@ -1,0 +1,194 @@
+import Crypto
+import Foundation
+
+extension EmulatorCore {
+    static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// `POST /{tenant}/oauth2/v2.0/token`.
+    func token(_ reference: TenantReference, _ request: EmulatorRequest) -> EmulatorResponse {
+        do {
+            let context = try resolveContext(tenantSegment: reference.segment, policyName: reference.policy, tfp: reference.tfp)
+            guard let grantType = request.form["grant_type"] else { throw EntraError.missing("grant_type") }
+            let app = try authenticateClient(request)
+            let grant: Grant
+            switch grantType {
+            case "authorization_code": grant = try authorizationCodeGrant(app, context, request)
+            case "refresh_token": grant = try refreshTokenGrant(app, context, request)
+            case EmulatorCore.deviceCodeGrant: grant = try deviceCodeGrant(app, context, request)
+            case "password": grant = try passwordGrant(app, context, request)
+            default:
+                throw EntraError(error: "unsupported_grant_type", code: 70003, message: "The app requested an unsupported grant type '\(grantType)'.")
+            }
+            return .json(try issueTokens(grant), headers: [("client-request-id", request.correlationId)])
+        } catch let error as EntraError {
+            return error.response(request, clock: clock)
+        } catch {
+            return EntraError(error: "server_error", code: 90014, message: "The token could not be issued.", status: 400).response(request, clock: clock)
+        }
+    }
+
+    /// Identifies the app and checks its secret: public clients must not send one, confidential clients must.
+    func authenticateClient(_ request: EmulatorRequest) throws(EntraError) -> EmulatedApplication {
+        var clientId = request.form["client_id"]
+        var secret = request.form["client_secret"]
+        if let header = request.headers["authorization"], header.lowercased().hasPrefix("basic "),
+           let decoded = Data(base64Encoded: String(header.dropFirst(6))).flatMap({ String(data: $0, encoding: .utf8) }) {
+            let parts = decoded.split(separator: ":", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+            if parts.count == 2 { clientId = clientId ?? parts[0]; secret = secret ?? parts[1] }
+        }
+        guard let clientId, !clientId.isEmpty else { throw EntraError.missing("client_id") }
+        guard let app = application(clientId) else { throw EntraError.unknownClient(clientId) }
+        let assertion = request.form["client_assertion"]
+        if app.isPublicClient {
+            if secret != nil || assertion != nil {
+                throw EntraError(error: "invalid_client", code: 700025, message: "Client is public so neither 'client_assertion' nor 'client_secret' should be presented.", status: 401)
+            }
+        } else if secret == nil && assertion == nil {
+            throw EntraError(error: "invalid_client", code: 7000218, message: "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.", status: 401)
+        } else if secret != app.clientSecret {
+            throw EntraError(error: "invalid_client", code: 7000215, message: "Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID.", status: 401)
+        }
+        return app
+    }
+
+    func parseScopes(_ request: EmulatorRequest, app: EmulatedApplication, required: Bool) throws(EntraError) -> RequestedScopes? {
+        guard let text = request.form["scope"] else {
+            if required { throw EntraError.missing("scope") }
+            return nil
+        }
+        let scopes = try RequestedScopes.parse(text, apis: config.apis, applications: config.applications, clientId: app.clientId)
+        if scopes.resources.count > 1 {
+            throw EntraError(error: "invalid_scope", code: 28000, message: "Provided value for the input parameter scope is not valid because it contains more than one resource. Scope \(text) is not valid.")
+        }
+        return scopes
+    }
+
+    func authorizationCodeGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
+        guard let code = request.form["code"] else { throw EntraError.missing("code") }
+        guard let record = codes[code] else {
+            throw EntraError(error: "invalid_grant", code: 9002313, message: "Invalid request. Request is malformed or invalid. The provided value for the 'code' parameter is not valid.", suberror: "bad_token")
+        }
+        guard !record.redeemed else {
+            throw EntraError(error: "invalid_grant", code: 54005, message: "OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.")
+        }
+        guard record.expiresAt > now else {
+            throw EntraError(error: "invalid_grant", code: 70008, message: "The provided authorization code or refresh token has expired due to inactivity. Send a new interactive authorization request for this user and resource.")
+        }
+        guard record.clientId == app.clientId else {
+            throw EntraError(error: "invalid_grant", code: 70000, message: "The provided authorization code was issued to a different client.")
+        }
+        guard let redirectURI = request.form["redirect_uri"] else { throw EntraError.missing("redirect_uri") }
+        guard redirectURI == record.redirectURI else {
+            throw EntraError(error: "invalid_grant", code: 70000, message: "The provided value for the 'redirect_uri' is not valid. The value must exactly match the redirect URI used to obtain the authorization code.")
+        }
+        if let challenge = record.codeChallenge {
+            guard let verifier = request.form["code_verifier"] else { throw EntraError.missing("code_verifier") }
+            let computed = record.codeChallengeMethod == "S256" ? Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8)))) : verifier
+            guard computed == challenge else {
+                throw EntraError(error: "invalid_grant", code: 501481, message: "The Code_Verifier does not match the code_challenge supplied in the authorization request.")
+            }
+        }
+        if let tenant = context.tenant, tenant.id != record.tenantId {
+            throw EntraError(error: "invalid_grant", code: 700005, message: "Provided Authorization Code is intended to use against other tenant, thus rejected.")
+        }
+        guard let user = user(id: record.userId), let tenant = config.tenants.first(where: { $0.id == record.tenantId }) else {
+            throw EntraError(error: "invalid_grant", code: 50034, message: "The user account does not exist in the directory.")
+        }
+        codes[code]?.redeemed = true
+        var scopes = try parseScopes(request, app: app, required: false) ?? record.scopes
+        scopes.oidc.formUnion(record.scopes.oidc.intersection(["openid"]))
+        let granted = record.scopes.full == scopes.full ? record.granted : effectiveScopes(scopes, userId: user.objectId, app: app)
+        return Grant(
+            app: app, user: user, tenant: tenant, policy: record.policy, scopes: scopes, granted: granted, nonce: record.nonce,
+            authTime: record.authTime, wantsClientInfo: request.form["client_info"] == "1", baseURL: request.baseURL
+        )
+    }
+
+    func refreshTokenGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
+        guard let token = request.form["refresh_token"] else { throw EntraError.missing("refresh_token") }
+        guard let record = refreshTokens[token] else {
+            throw EntraError(
+                error: "invalid_grant", code: 50173,
+                message: "The provided grant has expired due to it being revoked, a fresh auth token is needed. The user might have changed or reset their password.",
+                suberror: "bad_token"
+            )
+        }
+        guard record.expiresAt > now else {
+            refreshTokens.removeValue(forKey: token)
+            throw EntraError(error: "invalid_grant", code: 700082, message: "The refresh token has expired due to inactivity. The token was issued on an earlier date and was inactive for too long.", suberror: "bad_token")
+        }
+        guard record.clientId == app.clientId || (record.familyId != nil && record.familyId == app.familyId) else {
+            throw EntraError(error: "invalid_grant", code: 70000, message: "The refresh token was issued to a different client.", suberror: "client_mismatch")
+        }
+        guard let user = user(id: record.userId) else {
+            throw EntraError(error: "invalid_grant", code: 50034, message: "The user account does not exist in the directory.")
+        }
+        if let policy = context.policy, record.policy?.name.lowercased() != policy.name.lowercased() {
+            throw EntraError(error: "invalid_grant", code: 90080, message: "The provided grant was issued for a different policy.", prefix: "AADB2C")
+        }
+        let tenant = context.policy == nil ? tokenTenant(for: user, in: context) : config.tenants.first { $0.id == record.tenantId }
+        guard let tenant else {
+            throw EntraError(error: "invalid_grant", code: 50020, message: "User account from identity provider does not exist in tenant.")
+        }
+        guard let scopes = try parseScopes(request, app: app, required: true) else { throw EntraError.missing("scope") }
+        let needed = scopesNeedingConsent(scopes, userId: user.objectId, app: app)
+        if !needed.isEmpty { throw EntraError.consentRequired(needed, clientId: app.clientId) }
+        refreshTokens.removeValue(forKey: token)
+        return Grant(
+            app: app, user: user, tenant: tenant, policy: record.policy, scopes: scopes,
+            granted: effectiveScopes(scopes, userId: user.objectId, app: app), nonce: nil, authTime: record.authTime,
+            wantsClientInfo: request.form["client_info"] == "1", baseURL: request.baseURL
+        )
+    }
+
+    func deviceCodeGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
+        guard let code = request.form["device_code"] ?? request.form["code"] else { throw EntraError.missing("device_code") }
+        guard var record = deviceCodes[code], record.clientId == app.clientId else {
+            throw EntraError(error: "invalid_grant", code: 70000, message: "The provided value for the input parameter 'device_code' is not valid.")
+        }
+        guard record.expiresAt > now else {
+            throw EntraError(error: "expired_token", code: 70020, message: "The provided value for the input parameter 'device_code' is not valid. This device code has expired.")
+        }
+        switch record.status {
+        case .pending:
+            let tooFast = record.lastPoll.map { now.timeIntervalSince($0) < Double(record.interval) / 2 } ?? false
+            record.lastPoll = now
+            deviceCodes[code] = record
+            if tooFast {
+                throw EntraError(error: "slow_down", code: 70016, message: "OAuth 2.0 device flow error. Polling too frequently; slow down.")
+            }
+            throw EntraError(error: "authorization_pending", code: 70016, message: "OAuth 2.0 device flow error. Authorization is pending. Continue polling.")
+        case .declined:
+            throw EntraError(error: "authorization_declined", code: 70000, message: "The user declined the authentication request.")
+        case .redeemed:
+            throw EntraError(error: "invalid_grant", code: 54005, message: "The device code was already redeemed.")
+        case .approved(let userId, let granted, let authTime):
+            guard let user = user(id: userId), let tenant = tokenTenant(for: user, in: record.context) else {
+                throw EntraError(error: "invalid_grant", code: 50034, message: "The user account does not exist in the directory.")
+            }
+            deviceCodes[code]?.status = .redeemed
+            return Grant(
+                app: app, user: user, tenant: tenant, policy: nil, scopes: record.scopes, granted: granted, nonce: nil,
+                authTime: authTime, wantsClientInfo: request.form["client_info"] == "1", baseURL: request.baseURL
+            )
+        }
+    }
+
+    func passwordGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
+        guard let username = request.form["username"] else { throw EntraError.missing("username") }
+        guard let password = request.form["password"] else { throw EntraError.missing("password") }
+        guard let scopes = try parseScopes(request, app: app, required: true) else { throw EntraError.missing("scope") }
+        guard let user = user(named: username), user.password == password else {
+            throw EntraError(error: "invalid_grant", code: 50126, message: "Error validating credentials due to invalid username or password.")
+        }
+        guard let tenant = tokenTenant(for: user, in: context) else {
+            throw EntraError(error: "invalid_grant", code: 50020, message: "User account '\(username)' from identity provider does not exist in tenant.")
+        }
+        let needed = scopesNeedingConsent(scopes, userId: user.objectId, app: app)
+        if !needed.isEmpty { throw EntraError.consentRequired(needed, clientId: app.clientId) }
+        return Grant(
+            app: app, user: user, tenant: tenant, policy: nil, scopes: scopes, granted: effectiveScopes(scopes, userId: user.objectId, app: app),
+            nonce: nil, authTime: now, wantsClientInfo: request.form["client_info"] == "1", baseURL: request.baseURL
+        )
+    }
+}

@@ -1,0 +1,8 @@
+import Crypto
+import Foundation
+
+enum SHA256Helper {
+    static func digest(_ text: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data(text.utf8)))
+    }
+}
