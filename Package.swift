@@ -66,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALTests",
-            dependencies: ["MSAL"],
+            dependencies: ["MSAL", "MSALEmulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

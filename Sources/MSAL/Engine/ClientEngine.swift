@@ -69,7 +69,8 @@ final class ClientEngine: Sendable {
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
         let descriptor = silentAuthority(authority.descriptor, account: account)
         let environments = KnownAliases.expand([account.environment, descriptor.host])
-        let realms = realmsToLookUp(descriptor, requested: authority.descriptor)
+        let realms = try await realmsToLookUp(descriptor, requested: authority.descriptor, account: account,
+                                              correlationId: correlationId)
         let scopeSet = ScopeSet(request.scopes)
         let now = clock.now()
 
@@ -133,13 +134,26 @@ final class ClientEngine: Sendable {
         return descriptor.withTenant(tenant)
     }
 
-    /// The realms a cached token may be stored under: the tenant, and — for tokens written by SDKs that store the
-    /// authority's tenant segment (MSAL for Python with `/common`) — the segment as requested.
-    private func realmsToLookUp(_ descriptor: AuthorityDescriptor, requested: AuthorityDescriptor) -> [String] {
+    /// The realms a cached token may be stored under. Tokens are stored under the tenant id of the response:
+    /// for B2C the account's tenant; for an AAD authority named by a domain, the tenant id its metadata gives
+    /// (cached per process, so only the first silent call of a process may fetch it). For tokens written by SDKs
+    /// that store the authority's tenant segment (MSAL for Python with `/common`), the segment as requested too.
+    private func realmsToLookUp(_ descriptor: AuthorityDescriptor, requested: AuthorityDescriptor, account: MSALAccount,
+                                correlationId: UUID) async throws -> [String] {
         if descriptor.kind == .b2c {
-            return [descriptor.tenant]
+            return [account.homeAccountId?.tenantId ?? descriptor.tenant]
         }
-        return descriptor.tenant == requested.tenant ? [descriptor.tenant] : [descriptor.tenant, requested.tenant]
+        var realms = [descriptor.tenant]
+        if descriptor.kind == .aad, descriptor.tenantKind == .specific, descriptor.tenant.contains(".") {
+            let resolved = try await resolver.resolve(descriptor, knownAuthorities: settings.knownAuthorities, http: http,
+                                                      correlationId: correlationId,
+                                                      timeout: MSALGlobalConfig.httpConfig.timeoutIntervalForRequest)
+            if let tenantId = resolved.metadata.tokenEndpoint.pathComponents.dropFirst().first {
+                realms.insert(tenantId, at: 0)
+            }
+        }
+        if requested.tenant != descriptor.tenant { realms.append(requested.tenant) }
+        return realms
     }
 
     /// Builds a result from a cached access token, with no network.

@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import MSAL
+import MSALEmulator
+
+/// Counts the requests an application sends, and passes them to the real transport.
+final class CountingHTTPClient: MSALHTTPClient, @unchecked Sendable {
+    private let inner = MSALURLSessionHTTPClient()
+    private let log = LockedBox<[String]>([])
+    var paths: [String] { log.get() }
+    var tokenRequests: Int { paths.filter { $0.hasSuffix("/oauth2/v2.0/token") }.count }
+    func reset() { log.set([]) }
+    func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse {
+        log.withLock { $0.append(request.url.path) }
+        return try await inner.send(request)
+    }
+}
+
+/// Plays the browser against the emulator's authorize endpoint with auto-approval: one GET, no redirects
+/// followed; the answer's `Location` is the redirect to the application.
+struct AutoApprovingAuthenticator: MSALWebAuthenticator {
+    func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
+        let url = try request.authorizationURL(request.redirectUri)
+        let (status, headers, _) = try await NoRedirectFetcher.fetch(url)
+        guard (300..<400).contains(status), let location = headers["location"], let target = URL(string: location) else {
+            throw MSALErrorInfo.internal(.internalErrorUnexpected, "The emulator did not redirect (HTTP \(status)).")
+        }
+        return MSALWebAuthenticationResponse(redirectUri: request.redirectUri, callbackURL: target)
+    }
+}
+
+/// GETs a URL without following redirects.
+enum NoRedirectFetcher {
+    final class Delegate: NSObject, URLSessionTaskDelegate, Sendable {
+        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+            completionHandler(nil)
+        }
+    }
+
+    static func fetch(_ url: URL, headers: [String: String] = [:]) async throws -> (Int, [String: String], Data) {
+        let session = URLSession(configuration: .ephemeral, delegate: Delegate(), delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        var request = URLRequest(url: url)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await session.data(for: request)
+        let http = response as? HTTPURLResponse
+        var result: [String: String] = [:]
+        for (key, value) in http?.allHeaderFields ?? [:] {
+            if let key = key as? String, let value = value as? String { result[key.lowercased()] = value }
+        }
+        return (http?.statusCode ?? 0, result, data)
+    }
+}
+
+/// An emulator with auto-approval for `username` (the default user when nil).
+func startEmulator(autoApprove username: String? = nil) async throws -> IdentityEmulator {
+    var configuration = EmulatorConfiguration.default
+    configuration.autoApproveUsername = username ?? configuration.defaults.username
+    return try await IdentityEmulator.start(configuration)
+}
