@@ -1,16 +1,16 @@
 import Foundation
 
 extension TokenCacheDocument {
-    /// Writes the tokens of one response, as MSAL for Python does (keys, fields, field order), with MSAL
-    /// for iOS/macOS's clean-up of overlapping access tokens:
+    /// Writes the tokens of one response, as MSAL for Python does (keys, fields, field order, and the
+    /// order in which new sections appear), with MSAL for iOS/macOS's clean-up of overlapping access tokens:
     ///
     /// 1. the access token, after removing the account's other access tokens for the same environment,
     ///    realm, client and token type whose target shares a scope with the new one;
-    /// 2. the ID token;
-    /// 3. the refresh token: the one named by `replacingRefreshTokenKey` is rotated in place when still
+    /// 2. the account, unless ``CacheTokenResponse/writesAccount`` is false or no account fields are given;
+    /// 3. the ID token;
+    /// 4. the refresh token: the one named by `replacingRefreshTokenKey` is rotated in place when still
     ///    cached, else a new entry is written under MSAL Python's key;
-    /// 4. the app metadata (`family_id` from `foci`, JSON null without);
-    /// 5. the account, unless ``CacheTokenResponse/writesAccount`` is false or no account fields are given.
+    /// 5. the app metadata (`family_id` from `foci`, JSON null without).
     ///
     /// Unknown fields of an entry replaced under the same key are kept.
     ///
@@ -23,6 +23,17 @@ extension TokenCacheDocument {
         var written: AccessTokenEntry?
         if let secret = response.accessToken {
             written = saveAccessToken(response, target: target, secret: secret, now: now)
+        }
+        if response.writesAccount, let account = response.account {
+            let realm = account.realm ?? response.realm
+            let key = AccountEntry.pythonKey(homeAccountId: response.homeAccountId, environment: response.environment, realm: realm)
+            touch(.account)
+            accountEntries.insert(AccountEntry(
+                homeAccountId: response.homeAccountId, environment: response.environment, realm: realm,
+                localAccountId: account.localAccountId, username: account.username,
+                authorityType: account.authorityType, name: account.name, clientInfo: account.clientInfo,
+                accountSource: response.accountSource, extraFields: accountEntries[key]?.extraFields ?? [:], key: key))
+            unreadableEntries[.account]?[key] = nil
         }
         if let idToken = response.idToken {
             let key = IdTokenEntry.pythonKey(
@@ -46,17 +57,6 @@ extension TokenCacheDocument {
             clientId: response.clientId, environment: response.environment, familyId: response.familyId,
             extraFields: metadataExtra, key: metadataKey)
         unreadableEntries[.appMetadata]?[metadataKey] = nil
-        if response.writesAccount, let account = response.account {
-            let realm = account.realm ?? response.realm
-            let key = AccountEntry.pythonKey(homeAccountId: response.homeAccountId, environment: response.environment, realm: realm)
-            touch(.account)
-            accountEntries.insert(AccountEntry(
-                homeAccountId: response.homeAccountId, environment: response.environment, realm: realm,
-                localAccountId: account.localAccountId, username: account.username,
-                authorityType: account.authorityType, name: account.name, clientInfo: account.clientInfo,
-                accountSource: response.accountSource, extraFields: accountEntries[key]?.extraFields ?? [:], key: key))
-            unreadableEntries[.account]?[key] = nil
-        }
         return written
     }
 

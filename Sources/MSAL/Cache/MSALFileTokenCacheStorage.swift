@@ -1,0 +1,210 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A token cache in a plain JSON file, shared safely between processes, in the format (and with the
+/// locking convention) of MSAL for Python with msal-extensions' `FilePersistence`.
+///
+/// - The file is readable and writable by its owner only (mode 0600); a missing directory is created
+///   with mode 0700.
+/// - Writes are atomic: the new document goes to a temporary file in the same directory, is flushed to
+///   disk, and is renamed over the cache file.
+/// - ``withExclusiveAccess(_:)`` holds an exclusive `flock` on `<file>.lockfile`, as msal-extensions does,
+///   so processes using MSAL for Swift or MSAL for Python exclude each other.
+/// - Changes by other processes are detected from the file's inode, size and modification time.
+/// - A file MSAL cannot read is renamed to `<file>.corrupt-<epoch milliseconds>` by
+///   ``setAside(version:)``, never overwritten.
+///
+/// The file is not encrypted: protect it like an SSH key.
+public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
+    /// The cache file.
+    public let fileURL: URL
+    /// How long ``withExclusiveAccess(_:)`` waits for another process to release the lock.
+    public let lockTimeout: TimeInterval
+
+    private let path: String
+    private let lockPath: String
+
+    /// A storage for the cache file at `fileURL` (by default ``defaultFileURL(environment:)``).
+    ///
+    /// - Parameters:
+    ///   - fileURL: the cache file; its directory is created (mode 0700) on the first write if missing.
+    ///   - lockTimeout: how long to wait for the cross-process lock before failing (default 10 seconds).
+    public init(fileURL: URL = MSALFileTokenCacheStorage.defaultFileURL(), lockTimeout: TimeInterval = 10) {
+        self.fileURL = fileURL
+        self.lockTimeout = lockTimeout
+        self.path = fileURL.path
+        self.lockPath = fileURL.path + ".lockfile"
+    }
+
+    /// The default cache file: `$XDG_DATA_HOME/msal-swift/msal_token_cache.json`, or
+    /// `~/.local/share/msal-swift/msal_token_cache.json` when `XDG_DATA_HOME` is unset or not absolute.
+    ///
+    /// - Parameter environment: the environment variables to read (the process's by default).
+    public static func defaultFileURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let base: String
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            base = (home as NSString).appendingPathComponent(".local/share")
+        }
+        return URL(fileURLWithPath: base, isDirectory: true)
+            .appendingPathComponent("msal-swift", isDirectory: true)
+            .appendingPathComponent("msal_token_cache.json", isDirectory: false)
+    }
+
+    // MARK: MSALTokenCacheStorage
+
+    public func currentVersion() throws -> MSALTokenCacheStorageVersion? {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            if errno == ENOENT { return nil }
+            throw Self.failure("read the status of the token cache file", errno)
+        }
+        return Self.version(info)
+    }
+
+    public func read() throws -> (data: Data, version: MSALTokenCacheStorageVersion)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw Self.failure("open the token cache file", errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Self.failure("read the status of the token cache file", errno) }
+        var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
+        var filled = 0
+        while true {
+            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096))) }
+            let n = bytes.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Self.failure("read the token cache file", errno)
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        return (Data(bytes[0..<filled]), Self.version(info))
+    }
+
+    public func write(_ data: Data) throws -> MSALTokenCacheStorageVersion {
+        let directory = fileURL.deletingLastPathComponent().path
+        try Self.makeDirectory(directory)
+        let temporary = directory + "/." + fileURL.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Self.failure("create a temporary token cache file", errno) }
+        var succeeded = false
+        defer { if !succeeded { unlink(temporary) } }
+        do {
+            defer { close(fd) }
+            guard fchmod(fd, 0o600) == 0 else { throw Self.failure("protect the token cache file", errno) }
+            try data.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw Self.failure("write the token cache file", errno)
+                    }
+                    offset += n
+                }
+            }
+            guard fsync(fd) == 0 else { throw Self.failure("flush the token cache file", errno) }
+        }
+        guard rename(temporary, path) == 0 else { throw Self.failure("replace the token cache file", errno) }
+        succeeded = true
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw Self.failure("read the status of the token cache file", errno) }
+        return Self.version(info)
+    }
+
+    public func setAside(version: MSALTokenCacheStorageVersion) throws -> String? {
+        guard try currentVersion() == version else { return nil }
+        var destination = path + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))"
+        var attempt = 1
+        while access(destination, F_OK) == 0 {
+            attempt += 1
+            destination = path + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))-\(attempt)"
+        }
+        guard rename(path, destination) == 0 else { throw Self.failure("move the unreadable token cache file aside", errno) }
+        return destination
+    }
+
+    public func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
+        try Self.makeDirectory(fileURL.deletingLastPathComponent().path)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Self.failure("open the token cache lock file", errno) }
+        defer { close(fd) }
+        let deadline = Date().addingTimeInterval(lockTimeout)
+        var pause: useconds_t = 1000
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EWOULDBLOCK else { throw Self.failure("lock the token cache", code) }
+            guard Date() < deadline else {
+                throw MSALErrorInfo.internal(
+                    .internalErrorUnexpected, "Timed out waiting for another process to release the token cache lock \(lockPath).")
+            }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    // MARK: Helpers
+
+    private static func version(_ info: stat) -> MSALTokenCacheStorageVersion {
+        #if canImport(Darwin)
+        let modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        #else
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        #endif
+        return MSALTokenCacheStorageVersion(identity: UInt64(info.st_ino), size: Int64(info.st_size), modificationTime: modified)
+    }
+
+    /// Creates `directory` and missing parents, each new one with mode 0700.
+    private static func makeDirectory(_ directory: String) throws {
+        if mkdir(directory, 0o700) == 0 || errno == EEXIST { return }
+        guard errno == ENOENT else { throw failure("create the token cache directory", errno) }
+        let parent = (directory as NSString).deletingLastPathComponent
+        guard parent != directory, !parent.isEmpty else { throw failure("create the token cache directory", ENOENT) }
+        try makeDirectory(parent)
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw failure("create the token cache directory", errno) }
+    }
+
+    private static func failure(_ action: String, _ code: Int32) -> MSALErrorInfo {
+        MSALErrorInfo.internal(
+            .internalErrorUnexpected, "Could not \(action): \(String(cString: strerror(code))) (errno \(code)).",
+            underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
+    }
+}
+
+@inline(__always)
+private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(fd, buffer, count)
+    #elseif canImport(Musl)
+    Musl.read(fd, buffer, count)
+    #else
+    Darwin.read(fd, buffer, count)
+    #endif
+}
+
+@inline(__always)
+private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(fd, buffer, count)
+    #elseif canImport(Musl)
+    Musl.write(fd, buffer, count)
+    #else
+    Darwin.write(fd, buffer, count)
+    #endif
+}

@@ -1,0 +1,36 @@
+import Foundation
+@testable import MSAL
+
+/// Values and helpers shared by the token-cache tests.
+enum CacheFixtures {
+    static let home = "00000000-0000-0000-66f3-3332eca7ea81.72f988bf-86f1-41af-91ab-2d7cd011db47"
+    static let environment = "login.microsoftonline.com"
+    static let clientId = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+    static let realm = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+    static let idToken = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJvaWQiOiIwMCJ9.c2lnbmF0dXJl"
+    static let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+    /// The authorization-code response of the wire-protocol reference, §2.4.
+    static func signInResponse(
+        home: String = home, target: String = "https://graph.microsoft.com/User.Read openid profile",
+        accessToken: String = "AT-SECRET", refreshToken: String? = "RT-SECRET", familyId: String? = "1",
+        now: Date = now, clientId: String = clientId, realm: String = realm
+    ) -> CacheTokenResponse {
+        CacheTokenResponse(
+            homeAccountId: home, environment: environment, clientId: clientId, realm: realm, target: target,
+            accessToken: accessToken, cachedAt: now, expiresOn: now + 3599, extendedExpiresOn: now + 7199,
+            refreshOn: now + 1800, refreshToken: refreshToken, familyId: familyId, idToken: idToken,
+            account: .init(localAccountId: "00000000-0000-0000-66f3-3332eca7ea81", username: "alice@contoso.example"),
+            accountSource: "authorization_code")
+    }
+
+    static let envs = [environment]
+
+    static func object(_ data: Data) -> [String: JSONValue]? { JSONValue.parseObject(data) }
+
+    static func temporaryDirectory() -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("msal-cache-tests-\(UUID().uuidString)", isDirectory: true)
+        return url
+    }
+}
