@@ -202,6 +202,39 @@ struct SilentFlowTests {
         #expect(provider.tokenRequestBodies().first?["client_id"] == "00000000-1111-2222-3333-444444444444")
     }
 
+    @Test func repeatedHitsFollowCacheChanges() async throws {
+        let storage = MSALInMemoryTokenCacheStorage()
+        let app = try makeFakeApp(provider, storage: storage)
+        let other = try makeFakeApp(provider, storage: storage)
+        let first = try await signIn(app)
+        let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: first.account)
+        for _ in 0..<3 {
+            #expect(try await app.acquireTokenSilent(with: parameters).accessToken == first.accessToken)
+        }
+        // Another application on the same cache refreshes: the next hit returns the new token.
+        let forced = MSALSilentTokenParameters(scopes: ["User.Read"], account: first.account)
+        forced.forceRefresh = true
+        let refreshed = try await other.acquireTokenSilent(with: forced)
+        #expect(refreshed.accessToken != first.accessToken)
+        #expect(try await app.acquireTokenSilent(with: parameters).accessToken == refreshed.accessToken)
+        // Removing the account ends the hits.
+        try app.remove(first.account)
+        await #expect { try await app.acquireTokenSilent(with: parameters) } throws: {
+            ($0 as NSError).code == MSALError.interactionRequired.rawValue
+        }
+    }
+
+    @Test func repeatedHitsStopAtExpiry() async throws {
+        let clock = TestClock()
+        let app = try makeFakeApp(provider, clock: clock)
+        let first = try await signIn(app)
+        let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: first.account)
+        #expect(try await app.acquireTokenSilent(with: parameters).accessToken == first.accessToken)
+        #expect(try await app.acquireTokenSilent(with: parameters).accessToken == first.accessToken)
+        clock.advance(3400)
+        #expect(try await app.acquireTokenSilent(with: parameters).accessToken != first.accessToken)
+    }
+
     @Test func badParametersAreRejected() async throws {
         let app = try makeFakeApp(provider)
         let first = try await signIn(app)

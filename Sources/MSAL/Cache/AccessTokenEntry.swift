@@ -5,7 +5,7 @@ import Foundation
 /// Known fields are typed; every other field read from the file is kept in ``extraFields`` and written back,
 /// so data other SDKs store survives a rewrite. The scope set of ``target`` is computed once, when the
 /// entry is made. `description` never shows the secret.
-struct AccessTokenEntry: CacheEntry {
+final class AccessTokenEntry: CacheEntry {
     let key: String
     let credentialType: String
     let secret: String
@@ -73,7 +73,7 @@ struct AccessTokenEntry: CacheEntry {
     }
 
     /// Reads an entry stored under `key`; `scopeLookup` may return a shared scope set for a target string.
-    init(key: String, fields: RawEntryFields, scopeLookup: (String) -> ScopeSet) throws {
+    convenience init(key: String, fields: RawEntryFields, scopeLookup: (String) -> ScopeSet) throws {
         guard let secret = fields.string(.secret), let home = fields.string(.homeAccountId),
               let environment = fields.string(.environment), let clientId = fields.string(.clientId),
               let realm = fields.string(.realm), let target = fields.string(.target)

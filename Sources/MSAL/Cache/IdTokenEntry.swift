@@ -3,7 +3,7 @@ import Foundation
 /// An `IdToken` entry of the unified cache: the raw ID token (JWT) of an account in one tenant.
 ///
 /// Unknown fields are kept in ``extraFields``. `description` never shows the token.
-struct IdTokenEntry: CacheEntry {
+final class IdTokenEntry: CacheEntry {
     let key: String
     let credentialType: String
     let secret: String
@@ -41,7 +41,7 @@ struct IdTokenEntry: CacheEntry {
         self.realmKey = CacheStrings.lower(realm)
     }
 
-    init(key: String, fields: RawEntryFields) throws {
+    convenience init(key: String, fields: RawEntryFields) throws {
         guard let secret = fields.string(.secret), let home = fields.string(.homeAccountId),
               let environment = fields.string(.environment), let realm = fields.string(.realm),
               let clientId = fields.string(.clientId)

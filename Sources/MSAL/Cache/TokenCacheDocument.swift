@@ -139,8 +139,10 @@ final class TokenCacheDocument {
     /// The ID token of an account in one tenant for one app.
     func idToken(homeAccountId: String, environments: [String], realm: String, clientId: String) -> IdTokenEntry? {
         let realmKey = CacheStrings.lower(realm)
-        return idTokens(homeAccountId: homeAccountId, environments: environments, clientId: clientId)
-            .first { $0.realmKey == realmKey }
+        let client = CacheStrings.lower(clientId)
+        return idTokenEntries.entries(homeKey: CacheStrings.lower(homeAccountId)).first {
+            $0.realmKey == realmKey && $0.clientKey == client && Self.environment($0.environmentKey, in: environments)
+        }
     }
 
     /// The ID tokens of an account (every tenant) for one app.

@@ -21,11 +21,18 @@ final class ClientEngine: Sendable {
     let cache: CacheOwner
     let resolver: AuthorityResolver
     let refreshes = RefreshCoordinator()
+    let hitMemo = SilentHitMemo()
     let throttle = ThrottleStore()
     let interactiveRunning = LockedBox(false)
     let currentAccountMemory = LockedBox<MSALAccount?>(nil)
     let policy: CachedTokenPolicy
-    let tenantProfiles = LockedBox<[String: (raw: String, profile: MSALTenantProfile)]>([:])
+    let tenantProfiles = LockedBox<[ProfileKey: (raw: String, profile: MSALTenantProfile)]>([:])
+    let resultAuthorities = LockedBox<[AuthorityDescriptor: MSALAuthority]>([:])
+
+    struct ProfileKey: Hashable {
+        var homeAccountId: String
+        var realm: String
+    }
 
     init(settings: EngineSettings, http: any MSALHTTPClient, clock: any MSALClock, cache: CacheOwner,
          resolver: AuthorityResolver = .shared) {
@@ -61,6 +68,14 @@ final class ClientEngine: Sendable {
 
     func acquireTokenSilent(_ request: SilentRequest) async throws -> MSALResult {
         let correlationId = request.correlationId
+        let memoKey = request.account.map {
+            SilentHitMemo.Key(account: ObjectIdentifier($0), authority: request.authority.map(ObjectIdentifier.init),
+                              scopes: request.scopes)
+        }
+        if let memoKey, !request.forceRefresh, !request.hasClaimsRequest, let hit = hitMemo.lookup(memoKey),
+           let result = try memoizedResult(hit, correlationId: correlationId) {
+            return result
+        }
         try Scopes.validate(request.scopes, correlationId: correlationId)
         guard let account = request.account, let homeAccountId = account.identifier else {
             throw MSALErrorInfo.internal(.internalErrorAccountRequired, "A silent request needs an account.",
@@ -74,23 +89,31 @@ final class ClientEngine: Sendable {
         let scopeSet = ScopeSet(request.scopes)
         let now = clock.now()
 
-        let lookup: (entry: AccessTokenEntry, idToken: String?)? = try cache.read { document in
-            for realm in realms {
-                if let entry = document.findAccessToken(homeAccountId: homeAccountId, environments: environments,
-                                                        clientId: settings.clientId, realm: realm, scopes: scopeSet) {
-                    let idToken = document.idToken(homeAccountId: homeAccountId, environments: environments,
-                                                   realm: entry.realm, clientId: settings.clientId)?.secret
-                    return (entry, idToken)
+        let lookup: (entry: AccessTokenEntry, idToken: String?, document: TokenCacheDocument, changeCount: Int)? =
+            try cache.read { document in
+                for realm in realms {
+                    if let entry = document.findAccessToken(homeAccountId: homeAccountId, environments: environments,
+                                                            clientId: settings.clientId, realm: realm, scopes: scopeSet) {
+                        let idToken = document.idToken(homeAccountId: homeAccountId, environments: environments,
+                                                       realm: entry.realm, clientId: settings.clientId)?.secret
+                        return (entry, idToken, document, document.changeCount)
+                    }
                 }
+                return nil
             }
-            return nil
-        }
         let decision = policy.decide(expiresOn: lookup?.entry.expiresOn, refreshOn: lookup?.entry.refreshOn,
                                      extendedExpiresOn: lookup?.entry.extendedExpiresOn, now: now,
                                      forceRefresh: request.forceRefresh, hasClaims: request.hasClaimsRequest)
         if decision == .useCached, let lookup {
-            return cachedResult(lookup.entry, idToken: lookup.idToken, extended: false, account: account,
-                                authority: authority, descriptor: descriptor, correlationId: correlationId)
+            let result = cachedResult(lookup.entry, idToken: lookup.idToken, extended: false, account: account,
+                                      authority: authority, descriptor: descriptor, correlationId: correlationId)
+            if let memoKey {
+                hitMemo.record(memoKey, SilentHitMemo.Hit(
+                    account: account, authority: request.authority, document: lookup.document,
+                    changeCount: lookup.changeCount, entry: lookup.entry, idToken: lookup.idToken,
+                    profile: result.tenantProfile, resultAuthority: result.authority, resultScopes: result.scopes))
+            }
+            return result
         }
         var fallback: MSALResult?
         var extendedFallback: MSALResult?
@@ -127,6 +150,19 @@ final class ClientEngine: Sendable {
         }
     }
 
+    /// The result for a remembered cache hit, when the cache document has not changed since and the token is
+    /// still fresh enough to return; nil otherwise.
+    private func memoizedResult(_ hit: SilentHitMemo.Hit, correlationId: UUID) throws -> MSALResult? {
+        let unchanged = try cache.read { document in document === hit.document && document.changeCount == hit.changeCount }
+        guard unchanged else { return nil }
+        let entry = hit.entry
+        guard policy.decide(expiresOn: entry.expiresOn, refreshOn: entry.refreshOn, extendedExpiresOn: entry.extendedExpiresOn,
+                            now: clock.now(), forceRefresh: false, hasClaims: false) == .useCached else { return nil }
+        return MSALResult(accessToken: entry.secret, expiresOn: entry.expiresOn, extendedLifeTimeToken: false,
+                          idToken: hit.idToken, scopes: hit.resultScopes, tenantProfile: hit.profile, account: hit.account,
+                          authority: hit.resultAuthority, correlationId: correlationId)
+    }
+
     /// For `common`, `organizations` and `consumers`, silent requests go to the account's home tenant.
     func silentAuthority(_ descriptor: AuthorityDescriptor, account: MSALAccount) -> AuthorityDescriptor {
         guard descriptor.kind == .aad, descriptor.tenantKind != .specific,
@@ -144,7 +180,7 @@ final class ClientEngine: Sendable {
             return [account.homeAccountId?.tenantId ?? descriptor.tenant]
         }
         var realms = [descriptor.tenant]
-        if descriptor.kind == .aad, descriptor.tenantKind == .specific, descriptor.tenant.contains(".") {
+        if descriptor.kind == .aad, descriptor.tenantKind == .specific, descriptor.tenant.utf8.contains(UInt8(ascii: ".")) {
             let resolved = try await resolver.resolve(descriptor, knownAuthorities: settings.knownAuthorities, http: http,
                                                       correlationId: correlationId,
                                                       timeout: MSALGlobalConfig.httpConfig.timeoutIntervalForRequest)
@@ -161,15 +197,26 @@ final class ClientEngine: Sendable {
                       authority: MSALAuthority, descriptor: AuthorityDescriptor, correlationId: UUID) -> MSALResult {
         let profile = tenantProfile(homeAccountId: account.identifier ?? "", realm: entry.realm,
                                     environment: entry.environment, rawIdToken: idToken)
-        let resultAuthority = descriptor == authority.descriptor ? authority : MSALAuthority.make(descriptor)
+        let resultAuthority = descriptor == authority.descriptor ? authority : authorityObject(for: descriptor)
         return MSALResult(accessToken: entry.secret, expiresOn: entry.expiresOn, extendedLifeTimeToken: extended,
-                          idToken: idToken, scopes: Scopes.resultScopes(entry.target.split(separator: " ").map(String.init)), tenantProfile: profile,
+                          idToken: idToken, scopes: Scopes.resultScopes(entry.scopes.scopes), tenantProfile: profile,
                           account: account, authority: resultAuthority, correlationId: correlationId)
+    }
+
+    /// The public authority object for `descriptor`, made once and remembered.
+    func authorityObject(for descriptor: AuthorityDescriptor) -> MSALAuthority {
+        if let known = resultAuthorities.withLock({ $0[descriptor] }) { return known }
+        let made = MSALAuthority.make(descriptor)
+        resultAuthorities.withLock { memo in
+            if memo.count > 256 { memo.removeAll() }
+            memo[descriptor] = made
+        }
+        return made
     }
 
     /// The tenant profile of `realm`, parsed from its id token once and remembered.
     func tenantProfile(homeAccountId: String, realm: String, environment: String, rawIdToken: String?) -> MSALTenantProfile {
-        let memoKey = homeAccountId + "|" + realm
+        let memoKey = ProfileKey(homeAccountId: homeAccountId, realm: realm)
         if let rawIdToken, let memo = tenantProfiles.withLock({ $0[memoKey] }), memo.raw == rawIdToken {
             return memo.profile
         }

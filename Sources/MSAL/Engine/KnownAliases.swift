@@ -17,9 +17,13 @@ enum KnownAliases {
 
     /// `hosts` plus every alias known for them, lower-cased, without duplicates, in a stable order.
     static func expand(_ hosts: [String]) -> [String] {
+        if hosts.count == 2, hosts[0] == hosts[1] || CacheStrings.lower(hosts[0]) == CacheStrings.lower(hosts[1]) {
+            let lowered = CacheStrings.lower(hosts[0])
+            return index[lowered] ?? [lowered]
+        }
         var result: [String] = []
         for host in hosts {
-            let lowered = host.lowercased()
+            let lowered = CacheStrings.lower(host)
             for alias in index[lowered] ?? [lowered] where !result.contains(alias) {
                 result.append(alias)
             }

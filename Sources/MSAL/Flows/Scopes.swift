@@ -6,22 +6,30 @@ enum Scopes {
     static let reserved: [String] = ["openid", "profile", "offline_access"]
     private static let reservedSet: Set<String> = Set(reserved)
 
-    /// Checks the scopes an application passed: at least one, none empty, none reserved.
+    /// Checks the scopes an application passed: at least one, none empty or containing whitespace, none reserved.
+    /// Runs on every silent call, so it only walks the UTF-8 bytes.
     static func validate(_ scopes: [String], correlationId: UUID) throws {
-        let trimmed = scopes.map { $0.trimmingCharacters(in: .whitespaces) }
-        if trimmed.isEmpty {
+        if scopes.isEmpty {
             throw MSALErrorInfo.internal(.internalErrorInvalidParameter, "At least one scope is required.", correlationId: correlationId)
         }
-        if trimmed.contains(where: { $0.isEmpty || $0.contains(" ") }) {
-            throw MSALErrorInfo.internal(.internalErrorInvalidParameter,
-                                         "Scopes must be non-empty and contain no spaces; pass each scope separately.",
-                                         correlationId: correlationId)
-        }
-        let reservedPassed = trimmed.filter { reservedSet.contains($0.lowercased()) }
-        if !reservedPassed.isEmpty {
-            throw MSALErrorInfo.internal(.internalErrorInvalidParameter,
-                                         "The scopes \(reservedPassed) are reserved: MSAL always requests openid, profile and offline_access itself.",
-                                         correlationId: correlationId)
+        for scope in scopes {
+            var count = 0
+            for byte in scope.utf8 {
+                count += 1
+                if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                    throw MSALErrorInfo.internal(.internalErrorInvalidParameter,
+                                                 "Scopes must contain no whitespace; pass each scope separately.",
+                                                 correlationId: correlationId)
+                }
+            }
+            if count == 0 {
+                throw MSALErrorInfo.internal(.internalErrorInvalidParameter, "Scopes must not be empty.", correlationId: correlationId)
+            }
+            if (count == 6 || count == 7 || count == 14), reservedSet.contains(CacheStrings.lower(scope)) {
+                throw MSALErrorInfo.internal(.internalErrorInvalidParameter,
+                                             "The scope \"\(scope)\" is reserved: MSAL always requests openid, profile and offline_access itself.",
+                                             correlationId: correlationId)
+            }
         }
     }
 
@@ -49,6 +57,6 @@ enum Scopes {
 
     /// The scopes to report in a result: the granted scopes without the reserved ones.
     static func resultScopes(_ granted: [String]) -> [String] {
-        granted.filter { !reservedSet.contains($0.lowercased()) }
+        granted.filter { !reservedSet.contains(CacheStrings.lower($0)) }
     }
 }

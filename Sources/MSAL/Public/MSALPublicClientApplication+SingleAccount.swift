@@ -53,7 +53,7 @@ extension MSALPublicClientApplication {
 
     /// Signs the account out.
     public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters) async throws -> Bool {
-        let correlationId = UUID()
+        let correlationId = CorrelationID.next()
         if signoutParameters.wipeCacheForAllAccounts {
             for other in try engine.allAccounts(onlySignedIn: false) { try engine.remove(other) }
         }

@@ -91,7 +91,7 @@ public final class MSALPublicClientApplication: Sendable {
             scopes: parameters.scopes, extraScopesToConsent: parameters.extraScopesToConsent ?? [],
             account: parameters.account, authority: parameters.authority, prompt: parameters.promptType,
             loginHint: parameters.loginHint, domainHint: parameters.domainHint, claimsRequest: parameters.claimsRequest,
-            extraQueryParameters: parameters.extraQueryParameters ?? [:], correlationId: parameters.correlationId ?? UUID(),
+            extraQueryParameters: parameters.extraQueryParameters ?? [:], correlationId: parameters.correlationId ?? CorrelationID.next(),
             authenticator: parameters.webviewParameters.webAuthenticator,
             prefersEphemeralSession: parameters.webviewParameters.prefersEphemeralWebBrowserSession)
         return try await InteractiveSessions.run(request.correlationId) { [engine] in
@@ -119,7 +119,7 @@ public final class MSALPublicClientApplication: Sendable {
         let claims = parameters.claimsRequest
         let request = SilentRequest(scopes: parameters.scopes, account: parameters.account, authority: parameters.authority,
                                     claims: claims?.jsonString(), hasClaimsRequest: claims != nil,
-                                    forceRefresh: parameters.forceRefresh, correlationId: parameters.correlationId ?? UUID(),
+                                    forceRefresh: parameters.forceRefresh, correlationId: parameters.correlationId ?? CorrelationID.next(),
                                     extraQueryParameters: parameters.extraQueryParameters ?? [:])
         return try await engine.acquireTokenSilent(request)
     }
