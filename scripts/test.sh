@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: builds the package, installs the Python peer (Microsoft's MSAL for Python) into .venv, and
-# runs the Swift test suites, which drive the peer where interoperability is checked.
+# Runs every test of the package:
+#   1. the Swift test suites (library, emulator, seed compatibility), which also drive Microsoft's MSAL for
+#      Python as the token-cache peer;
+#   2. the emulator fidelity suite: MSAL for Python's real flows against `msal emulator` over HTTPS.
+# It installs what it needs itself: the Python peer (msal, pytest) into .venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,7 +11,6 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
     export PATH="/opt/swift/usr/bin:$PATH"
 fi
 
-# Python peer for the token-cache interoperability tests.
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
@@ -18,3 +20,6 @@ export MSAL_INTEROP_REQUIRED=1
 
 swift build --build-tests
 swift test --skip-build "$@"
+
+MSAL_EMULATOR_BIN="$(swift build --show-bin-path)/msal" \
+    .venv/bin/python -m pytest -q Tests/python -W ignore::UserWarning

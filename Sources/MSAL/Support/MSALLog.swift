@@ -2,7 +2,8 @@ import Foundation
 import Logging
 
 /// MSAL's internal logger: it honours ``MSALGlobalConfig/loggerConfig`` (level, PII masking, callback) and also
-/// writes through swift-log under the label `com.microsoft.identity.msal`.
+/// writes through swift-log under the label `com.microsoft.identity.msal` (errors and warnings as such, MSAL's
+/// info messages as `debug` and verbose ones as `trace`, so that a default swift-log setup stays quiet).
 ///
 /// Messages never contain tokens. Personal data (user names, account ids) is passed separately as `pii` and is
 /// shown only when the masking level allows it.
@@ -11,9 +12,7 @@ struct MSALLog: Sendable {
     let correlationId: UUID?
 
     init(correlationId: UUID? = nil) {
-        var logger = Logger(label: "com.microsoft.identity.msal")
-        logger.logLevel = .trace
-        self.swiftLog = logger
+        self.swiftLog = Logger(label: "com.microsoft.identity.msal")
         self.correlationId = correlationId
     }
 
@@ -38,8 +37,8 @@ struct MSALLog: Sendable {
         switch level {
         case .error: swiftLevel = .error
         case .warning: swiftLevel = .warning
-        case .info: swiftLevel = .info
-        case .verbose, .nothing: swiftLevel = .debug
+        case .info: swiftLevel = .debug
+        case .verbose, .nothing: swiftLevel = .trace
         }
         swiftLog.log(level: swiftLevel, "\(text)")
     }
