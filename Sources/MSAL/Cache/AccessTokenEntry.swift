@@ -35,8 +35,8 @@ struct AccessTokenEntry: CacheEntry {
     var extendedExpiresOn: Date? { extendedExpiresOnValue?.date }
     var refreshOn: Date? { refreshOnValue?.date }
 
-    /// Whether this is a plain bearer token (`token_type` "Bearer" or absent).
-    var isBearer: Bool { tokenType.map { CacheStrings.equalsLowercased($0, "bearer") } ?? true }
+    /// Whether this is a plain bearer token (`token_type` "Bearer" or absent), precomputed.
+    let isBearer: Bool
 
     /// MSAL Python's key: `{home_account_id}-{environment}-accesstoken-{client_id}-{realm}-{target}`, lowercased.
     static func pythonKey(homeAccountId: String, environment: String, clientId: String, realm: String, target: String) -> String {
@@ -70,6 +70,7 @@ struct AccessTokenEntry: CacheEntry {
         self.environmentKey = CacheStrings.lower(environment)
         self.clientKey = CacheStrings.lower(clientId)
         self.realmKey = CacheStrings.lower(realm)
+        self.isBearer = tokenType.map { CacheStrings.equalsLowercased($0, "bearer") } ?? true
     }
 
     /// Reads an entry stored under `key`; `scopeLookup` may return a shared scope set for a target string.

@@ -6,28 +6,28 @@ enum CacheStrings {
     /// without allocating, when it holds no uppercase ASCII letter. Non-ASCII text falls back to `lowercased()`.
     @inline(__always)
     static func lower(_ s: String) -> String {
-        var needsWork = false
-        for byte in s.utf8 where (byte >= 0x41 && byte <= 0x5A) || byte >= 0x80 {
-            needsWork = true
-            break
-        }
+        let needsWork = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where (byte &- 0x41) < 26 || byte >= 0x80 { return true }
+            return false
+        } ?? true
         return needsWork ? s.lowercased() : s
     }
 
-    /// Whether `a` and `b` are equal ignoring ASCII case. `b` must already be lowercased.
+    /// Whether `a` and `b` are equal ignoring ASCII case. `lowered` must already be lowercased.
     @inline(__always)
     static func equalsLowercased(_ a: String, _ lowered: String) -> Bool {
-        var ia = a.utf8.makeIterator()
-        var ib = lowered.utf8.makeIterator()
-        while true {
-            switch (ia.next(), ib.next()) {
-            case (nil, nil): return true
-            case (let x?, let y?):
-                let lx = (x >= 0x41 && x <= 0x5A) ? x | 0x20 : x
-                if lx != y { return false }
-            default: return false
-            }
+        let result = a.utf8.withContiguousStorageIfAvailable { x -> Bool? in
+            lowered.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                guard x.count == y.count else { return false }
+                for i in 0..<x.count {
+                    let c = x[i]
+                    if c != y[i] && ((c &- 0x41) >= 26 || c | 0x20 != y[i]) { return false }
+                }
+                return true
+            } ?? nil
         }
+        if let result = result ?? nil { return result }
+        return a.lowercased() == lowered
     }
 
     /// Whether `lowered` is one of `candidates` (all lowercased).
