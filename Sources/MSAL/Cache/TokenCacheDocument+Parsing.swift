@@ -7,7 +7,8 @@ extension TokenCacheDocument {
     /// verbatim and reported in ``parseWarnings``. Empty data reads as an empty document.
     ///
     /// - Throws: ``MSALErrorInfo`` (`.internal`, ``MSALInternalError/internalErrorUnexpected``) when the data
-    ///   is not JSON or its top level is not an object. The message never contains cache content.
+    ///   is not JSON, its top level is not an object, or one of the five credential sections is not an
+    ///   object (MSAL could not add to it without losing it). The message never contains cache content.
     static func parse(_ data: Data) throws -> TokenCacheDocument {
         let document = TokenCacheDocument()
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return document }
@@ -40,12 +41,8 @@ extension TokenCacheDocument {
             }
             touch(section)
             guard try reader.beginObject() else {
-                // A known section that is not an object: keep it as is, as an unknown section.
-                parseWarnings.append("The \(section.rawValue) section of the token cache is not an object; it was ignored.")
-                let value = try reader.readValue()
-                sectionOrder.removeAll { $0 == .known(section) }
-                if unknownSections.updateValue(value, forKey: sectionName) == nil { sectionOrder.append(.unknown(sectionName)) }
-                continue
+                throw MSALErrorInfo.internal(
+                    .internalErrorUnexpected, "The \(section.rawValue) section of the token cache is not a JSON object.")
             }
             try readSection(section, &reader)
         }
