@@ -201,3 +201,44 @@ struct CacheMemoryStorageTests {
         #expect(storage.setAsideData == [Data("[1,2]".utf8)])
     }
 }
+
+@Suite("Token cache file lock across processes")
+struct CacheCrossProcessTests {
+    /// A Python process does locked read-modify-write cycles on the same file (as msal-extensions
+    /// does) while this process updates it through `TokenCacheStore`: no write of either side is lost.
+    @Test func pythonWriterAndSwiftWriterShareTheLock() async throws {
+        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile)
+        else { return }
+        let directory = CacheFixtures.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent("msal_token_cache.json")
+        let script = """
+        import fcntl, json, os, sys
+        path = sys.argv[1]
+        for i in range(25):
+            with open(path + ".lockfile", "a+") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                try:
+                    with open(path) as f: cache = json.load(f)
+                except FileNotFoundError:
+                    cache = {}
+                cache.setdefault("PythonWrites", {})[str(i)] = {"n": i}
+                with open(path + ".tmp", "w") as f: json.dump(cache, f, indent=4)
+                os.replace(path + ".tmp", path)
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script, url.path]
+        try process.run()
+        let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: url), logger: Logger(label: "swift"))
+        for index in 0..<25 {
+            try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse(home: "uid-\(index).tid")) }
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let object = try #require(CacheFixtures.object(Data(contentsOf: url)))
+        #expect(object["PythonWrites"]?.objectValue?.count == 25)
+        #expect(object["Account"]?.objectValue?.count == 25)
+    }
+}
