@@ -81,6 +81,12 @@ struct AccessTokenIndex {
         return built
     }
 
+    private static func newBucket() -> [AccessTokenEntry] {
+        var entries: [AccessTokenEntry] = []
+        entries.reserveCapacity(8)
+        return entries
+    }
+
     /// Every access token of one account (any client or realm); `home` lowercased.
     func entries(home: String) -> [AccessTokenEntry] {
         (bucketsByHome[home] ?? []).flatMap { buckets[$0] ?? [] }
@@ -105,7 +111,7 @@ struct AccessTokenIndex {
         }
         count += 1
         let bucketCount = buckets.count
-        buckets[bucket, default: []].append(entry)
+        buckets[bucket, default: Self.newBucket()].append(entry)
         if buckets.count != bucketCount { bucketsByHome[bucket.home, default: []].append(bucket) }
         bucketOfKey?[entry.key] = bucket
     }

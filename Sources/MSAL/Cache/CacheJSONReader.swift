@@ -175,6 +175,13 @@ struct CacheJSONReader {
 
     // MARK: Strings
 
+    /// Reads the string literal at the current position (after whitespace, at its opening quote) as a
+    /// ``Name``: raw bytes when it has no escapes. Returns nil, consuming nothing, if the next value is not a string.
+    mutating func readStringToken() throws -> Name? {
+        guard peek() == UInt8(ascii: "\"") else { return nil }
+        return try readName()
+    }
+
     private mutating func readName() throws -> Name {
         position += 1  // opening quote
         let start = position
@@ -187,6 +194,7 @@ struct CacheJSONReader {
             if b == 0x5C || b < 0x20 { break }
             position += 1
         }
+        if position >= end { throw error("unterminated string") }
         position = start - 1
         return .decoded(try readString())
     }

@@ -45,7 +45,15 @@ enum CacheStrings {
     /// Whether `a` sorts before `b` by Unicode code points (UTF-8 byte order), as Python's `sorted()` does.
     @inline(__always)
     static func codePointLess(_ a: String, _ b: String) -> Bool {
-        a.utf8.lexicographicallyPrecedes(b.utf8)
+        let fast = a.utf8.withContiguousStorageIfAvailable { x -> Bool? in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+        if let result = fast ?? nil { return result }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 }
 

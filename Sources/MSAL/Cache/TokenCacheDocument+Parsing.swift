@@ -51,6 +51,8 @@ extension TokenCacheDocument {
     private func readSection(_ section: CacheSection, _ reader: inout CacheJSONReader) throws {
         var first = true
         var skipped = 0
+        var fields = RawEntryFields()
+        var previous = [String?](repeating: nil, count: CacheField.allCases.count)
         while let name = try reader.nextMember(first: first) {
             first = false
             let key = name.string
@@ -59,16 +61,18 @@ extension TokenCacheDocument {
                 skipped += 1
                 continue
             }
-            var fields = RawEntryFields()
+            fields.reset()
             var firstField = true
             while let fieldName = try reader.nextMember(first: firstField) {
                 firstField = false
-                let value = try reader.readValue()
-                switch fieldName {
-                case .raw(let bytes):
-                    if let field = CacheField.match(bytes) { fields.set(field, value) } else { fields.extra[fieldName.string] = value }
-                case .decoded(let string):
-                    fields.set(name: string, value)
+                guard case .raw(let bytes) = fieldName, let field = CacheField.match(bytes) else {
+                    fields.set(name: fieldName.string, try reader.readValue())
+                    continue
+                }
+                if field.repeatsAcrossEntries, let token = try reader.readStringToken() {
+                    fields.set(field, .string(Self.reuse(token, &previous[field.rawValue])))
+                } else {
+                    fields.set(field, try reader.readValue())
                 }
             }
             do {
@@ -83,6 +87,21 @@ extension TokenCacheDocument {
                 "\(skipped) \(section.rawValue) entr\(skipped == 1 ? "y" : "ies") of the token cache could not be read; "
                     + "kept unchanged and ignored.")
         }
+    }
+
+    /// The string of `token`, reusing `previous` when it holds the same text.
+    @inline(__always)
+    private static func reuse(_ token: CacheJSONReader.Name, _ previous: inout String?) -> String {
+        guard case .raw(let bytes) = token else { return token.string }
+        if let last = previous {
+            let same = last.utf8.withContiguousStorageIfAvailable { stored in
+                stored.count == bytes.count && (bytes.isEmpty || memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            } ?? false
+            if same { return last }
+        }
+        let made = String(decoding: bytes, as: UTF8.self)
+        previous = made
+        return made
     }
 
     private func insertParsed(_ section: CacheSection, key: String, fields: RawEntryFields) throws {
