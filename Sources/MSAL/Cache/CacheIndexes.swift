@@ -81,6 +81,17 @@ struct AccessTokenIndex {
         return built
     }
 
+    /// Replaces the entry with `entry`'s key (returning true) or appends `entry` (returning false).
+    @inline(__always)
+    private static func upsert(_ entry: AccessTokenEntry, into entries: inout [AccessTokenEntry]) -> Bool {
+        if let index = entries.firstIndex(where: { $0.key == entry.key }) {
+            entries[index] = entry
+            return true
+        }
+        entries.append(entry)
+        return false
+    }
+
     private static func newBucket() -> [AccessTokenEntry] {
         var entries: [AccessTokenEntry] = []
         entries.reserveCapacity(8)
@@ -105,13 +116,10 @@ struct AccessTokenIndex {
     mutating func insert(_ entry: AccessTokenEntry) {
         if bucketOfKey != nil { remove(key: entry.key) }
         let bucket = Bucket(home: entry.homeKey, client: entry.clientKey, realm: entry.realmKey)
-        if let index = buckets[bucket]?.firstIndex(where: { $0.key == entry.key }) {
-            buckets[bucket]![index] = entry
-            return
-        }
-        count += 1
         let bucketCount = buckets.count
-        buckets[bucket, default: Self.newBucket()].append(entry)
+        // One hash: insert into the bucket, or replace the entry with the same key there.
+        if Self.upsert(entry, into: &buckets[bucket, default: Self.newBucket()]) { return }
+        count += 1
         if buckets.count != bucketCount { bucketsByHome[bucket.home, default: []].append(bucket) }
         bucketOfKey?[entry.key] = bucket
     }

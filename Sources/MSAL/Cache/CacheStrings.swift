@@ -82,7 +82,7 @@ struct CacheTimestamp: Sendable, Hashable {
     init?(json: JSONValue) {
         switch json {
         case .string(let s):
-            if let whole = Int64(s) {
+            if let whole = Self.digits(s) ?? Int64(s) {
                 seconds = whole
             } else if let real = Double(s), real.isFinite, abs(real) < 9e15 {
                 seconds = Int64(real.rounded(.down))
@@ -97,6 +97,21 @@ struct CacheTimestamp: Sendable, Hashable {
         default:
             return nil
         }
+    }
+
+    /// `s` as a non-negative integer when it is 1 to 18 ASCII digits (the usual case), else nil.
+    @inline(__always)
+    private static func digits(_ s: String) -> Int64? {
+        s.utf8.withContiguousStorageIfAvailable { bytes -> Int64? in
+            guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+            var value: Int64 = 0
+            for byte in bytes {
+                let digit = byte &- 0x30
+                guard digit < 10 else { return nil }
+                value = value &* 10 &+ Int64(digit)
+            }
+            return value
+        } ?? nil
     }
 
     /// The timestamp as a date.
