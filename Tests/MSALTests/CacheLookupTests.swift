@@ -140,3 +140,25 @@ struct CacheLookupTests {
         #expect(document.accounts(homeAccountId: F.home).count == 2)
     }
 }
+
+@Suite("Token cache document at scale")
+struct CacheScaleTests {
+    @Test func thousandTokensRoundTripAndStayFindable() throws {
+        let document = TokenCacheDocument()
+        for account in 0..<100 {
+            for resource in 0..<10 {
+                document.saveTokenResponse(CacheFixtures.signInResponse(
+                    home: "uid-\(account).tid", target: "api://r\(resource)/.default", accessToken: "AT-\(account)-\(resource)"))
+            }
+        }
+        #expect(document.accessTokenCount == 1000)
+        let text = document.serialize()
+        let reread = try TokenCacheDocument.parse(text)
+        #expect(reread.serialize() == text)
+        #expect(reread.accessTokenCount == 1000)
+        let hit = reread.findAccessToken(
+            homeAccountId: "UID-42.TID", environments: CacheFixtures.envs, clientId: CacheFixtures.clientId,
+            realm: CacheFixtures.realm, scopes: ScopeSet(["API://R7/.default"]))
+        #expect(hit?.secret == "AT-42-7")
+    }
+}

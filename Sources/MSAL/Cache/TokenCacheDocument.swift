@@ -74,10 +74,6 @@ final class TokenCacheDocument {
         return made
     }
 
-    /// Lowercased environment aliases.
-    @inline(__always)
-    static func lowered(_ environments: [String]) -> [String] { environments.map(CacheStrings.lower) }
-
     // MARK: Queries
 
     /// The access token for an account, app, tenant and scopes, or nil.
