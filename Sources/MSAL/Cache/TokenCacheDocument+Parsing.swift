@@ -117,6 +117,6 @@ extension TokenCacheDocument {
         case .appMetadata:
             appMetadataEntries[key] = try AppMetadataEntry(key: key, fields: fields)
         }
-        unreadableEntries[section]?[key] = nil
+        if !unreadableEntries.isEmpty { unreadableEntries[section]?[key] = nil }
     }
 }
