@@ -85,7 +85,19 @@ struct AccountEntry: CacheEntry {
     }
 
     func write(to writer: inout CacheJSONWriter, indent: Int) {
-        Self.writeObject(to: &writer, indent: indent, fields: orderedFields, extra: extraFields)
+        writer.beginObject()
+        let level = indent + 1
+        writer.field("home_account_id", homeAccountId, indent: level)
+        writer.field("environment", environment, indent: level)
+        writer.field("realm", realm, indent: level)
+        writer.field("local_account_id", localAccountIdPresent ? localAccountId : nil, indent: level)
+        writer.field("username", usernamePresent ? username : nil, indent: level)
+        writer.field("authority_type", authorityType, indent: level)
+        writer.field("name", name, indent: level)
+        writer.field("client_info", clientInfo, indent: level)
+        writer.field("account_source", accountSource, indent: level)
+        writer.extraFields(extraFields, indent: level)
+        writer.endObject(indent: indent)
     }
 
     var jsonObject: [String: JSONValue] { Self.object(fields: orderedFields, extra: extraFields) }

@@ -43,7 +43,13 @@ struct AppMetadataEntry: CacheEntry {
     }
 
     func write(to writer: inout CacheJSONWriter, indent: Int) {
-        Self.writeObject(to: &writer, indent: indent, fields: orderedFields, extra: extraFields)
+        writer.beginObject()
+        let level = indent + 1
+        writer.field("client_id", clientId, indent: level)
+        writer.field("environment", environment, indent: level)
+        writer.field("family_id", familyId, indent: level)
+        writer.extraFields(extraFields, indent: level)
+        writer.endObject(indent: indent)
     }
 
     var jsonObject: [String: JSONValue] { Self.object(fields: orderedFields, extra: extraFields) }

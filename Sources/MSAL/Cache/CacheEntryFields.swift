@@ -21,20 +21,48 @@ enum CacheField: Int, CaseIterable, Sendable {
 
     private static let utf8Names: [[UInt8]] = names.map { Array($0.utf8) }
 
+    /// Fields whose values repeat from entry to entry (same account, app, tenant, cloud), so the reader
+    /// reuses the previous entry's string instead of making a new one.
+    var repeatsAcrossEntries: Bool {
+        switch self {
+        case .credentialType, .homeAccountId, .environment, .clientId, .realm, .tokenType, .familyId, .authorityType,
+             .accountSource:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// The field whose name is exactly `bytes` (UTF-8), if MSAL knows it.
     @inline(__always)
     static func match(_ bytes: UnsafeBufferPointer<UInt8>) -> CacheField? {
-        let count = bytes.count
-        guard count >= 4, count <= 22, let base = bytes.baseAddress else { return nil }
-        for index in 0..<utf8Names.count {
-            let candidate = utf8Names[index]
-            guard candidate.count == count, candidate[0] == base[0], candidate[count - 1] == base[count - 1] else {
-                continue
-            }
-            let same = candidate.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, count) == 0 }
-            if same { return CacheField(rawValue: index) }
+        guard let base = bytes.baseAddress else { return nil }
+        let candidate: CacheField
+        switch (bytes.count, base[0]) {
+        case (4, _): candidate = .name
+        case (5, _): candidate = .realm
+        case (6, UInt8(ascii: "s")): candidate = .secret
+        case (6, _): candidate = .target
+        case (8, _): candidate = .username
+        case (9, UInt8(ascii: "c")): candidate = base[1] == UInt8(ascii: "l") ? .clientId : .cachedAt
+        case (9, _): candidate = .familyId
+        case (10, UInt8(ascii: "t")): candidate = .tokenType
+        case (10, UInt8(ascii: "e")): candidate = .expiresOn
+        case (10, _): candidate = .refreshOn
+        case (11, UInt8(ascii: "e")): candidate = .environment
+        case (11, _): candidate = .clientInfo
+        case (14, UInt8(ascii: "a")): candidate = base[1] == UInt8(ascii: "u") ? .authorityType : .accountSource
+        case (15, UInt8(ascii: "c")): candidate = .credentialType
+        case (15, _): candidate = .homeAccountId
+        case (16, _): candidate = .localAccountId
+        case (19, _): candidate = .extendedExpiresOn
+        case (22, _): candidate = .lastModificationTime
+        default: return nil
         }
-        return nil
+        let same = utf8Names[candidate.rawValue].withUnsafeBufferPointer { name in
+            name.count == bytes.count && memcmp(name.baseAddress!, base, bytes.count) == 0
+        }
+        return same ? candidate : nil
     }
 
     /// The field whose name is `name`, if MSAL knows it.
@@ -56,6 +84,17 @@ struct RawEntryFields {
     /// Builds the fields from a complete JSON object.
     init(object: [String: JSONValue]) {
         for (name, value) in object { set(name: name, value) }
+    }
+
+    /// Empties the fields for the next entry, keeping the storage.
+    mutating func reset() {
+        var rest = presentMask
+        while rest != 0 {
+            known[rest.trailingZeroBitCount] = nil
+            rest &= rest - 1
+        }
+        presentMask = 0
+        if !extra.isEmpty { extra.removeAll() }
     }
 
     mutating func set(_ field: CacheField, _ value: JSONValue) {
@@ -111,25 +150,6 @@ protocol CacheEntry: Sendable, CustomStringConvertible, CustomDebugStringConvert
 }
 
 extension CacheEntry {
-    /// Writes known fields in order, then the extra fields sorted by name.
-    static func writeObject(
-        to writer: inout CacheJSONWriter, indent: Int, fields: [(String, String?)], extra: [String: JSONValue]
-    ) {
-        writer.beginObject()
-        for (name, value) in fields {
-            guard let value else { continue }
-            writer.key(name, indent: indent + 1)
-            writer.string(value)
-        }
-        if !extra.isEmpty {
-            for name in extra.keys.sorted(by: CacheStrings.codePointLess) {
-                writer.key(name, indent: indent + 1)
-                writer.value(extra[name]!, indent: indent + 1)
-            }
-        }
-        writer.endObject(indent: indent)
-    }
-
     /// The complete JSON object from known fields and the extra fields.
     static func object(fields: [(String, String?)], extra: [String: JSONValue]) -> [String: JSONValue] {
         var object = extra

@@ -49,21 +49,53 @@ struct AccessTokenIndex {
         let home: String
         let client: String
         let realm: String
+
+        /// Hashes the home account id only (nearly unique already); equality still compares all three.
+        func hash(into hasher: inout Hasher) { hasher.combine(home) }
     }
 
     private var buckets: [Bucket: [AccessTokenEntry]] = [:]
-    private var bucketOfKey: [String: Bucket] = [:]
     private var bucketsByHome: [String: [Bucket]] = [:]
+    /// Key → bucket, built on first use (only removal by key and replacement need it).
+    private var bucketOfKey: [String: Bucket]?
 
-    var count: Int { bucketOfKey.count }
+    private(set) var count = 0
 
     func bucket(home: String, client: String, realm: String) -> [AccessTokenEntry] {
         buckets[Bucket(home: home, client: client, realm: realm)] ?? []
     }
 
     subscript(key: String) -> AccessTokenEntry? {
-        guard let bucket = bucketOfKey[key] else { return nil }
-        return buckets[bucket]?.first { $0.key == key }
+        mutating get {
+            guard let bucket = keyIndex()[key] else { return nil }
+            return buckets[bucket]?.first { $0.key == key }
+        }
+    }
+
+    private mutating func keyIndex() -> [String: Bucket] {
+        if let built = bucketOfKey { return built }
+        var built: [String: Bucket] = [:]
+        built.reserveCapacity(count)
+        for (bucket, entries) in buckets { for entry in entries { built[entry.key] = bucket } }
+        bucketOfKey = built
+        return built
+    }
+
+    /// Replaces the entry with `entry`'s key (returning true) or appends `entry` (returning false).
+    @inline(__always)
+    private static func upsert(_ entry: AccessTokenEntry, into entries: inout [AccessTokenEntry]) -> Bool {
+        if let index = entries.firstIndex(where: { $0.key == entry.key }) {
+            entries[index] = entry
+            return true
+        }
+        entries.append(entry)
+        return false
+    }
+
+    private static func newBucket() -> [AccessTokenEntry] {
+        var entries: [AccessTokenEntry] = []
+        entries.reserveCapacity(8)
+        return entries
     }
 
     /// Every access token of one account (any client or realm); `home` lowercased.
@@ -78,25 +110,25 @@ struct AccessTokenIndex {
         return result
     }
 
-    mutating func reserve(_ count: Int) {
-        bucketOfKey.reserveCapacity(count)
-        buckets.reserveCapacity(count / 4)
-    }
-
-    /// Inserts `entry`, replacing any entry with the same key.
+    /// Inserts `entry`, replacing an entry with the same key. Until the key index exists (it is built by
+    /// the first removal by key), only the entry's own bucket is searched for the same key: equal keys
+    /// come from equal lowercased account, client and realm, so they share a bucket.
     mutating func insert(_ entry: AccessTokenEntry) {
+        if bucketOfKey != nil { remove(key: entry.key) }
         let bucket = Bucket(home: entry.homeKey, client: entry.clientKey, realm: entry.realmKey)
-        if let previous = bucketOfKey.updateValue(bucket, forKey: entry.key) {
-            removeFromBucket(previous, key: entry.key)
-        }
-        let isNew = buckets[bucket] == nil
-        buckets[bucket, default: []].append(entry)
-        if isNew { bucketsByHome[bucket.home, default: []].append(bucket) }
+        let bucketCount = buckets.count
+        // One hash: insert into the bucket, or replace the entry with the same key there.
+        if Self.upsert(entry, into: &buckets[bucket, default: Self.newBucket()]) { return }
+        count += 1
+        if buckets.count != bucketCount { bucketsByHome[bucket.home, default: []].append(bucket) }
+        bucketOfKey?[entry.key] = bucket
     }
 
     @discardableResult
     mutating func remove(key: String) -> AccessTokenEntry? {
-        guard let bucket = bucketOfKey.removeValue(forKey: key) else { return nil }
+        guard let bucket = keyIndex()[key] else { return nil }
+        bucketOfKey![key] = nil
+        count -= 1
         return removeFromBucket(bucket, key: key)
     }
 

@@ -42,10 +42,32 @@ struct CacheJSONReader {
 
     @inline(__always)
     mutating func skipWhitespace() {
-        while position < end {
-            let b = base[position]
-            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { position += 1 } else { return }
+        var index = position
+        while index < end {
+            // Indented documents: skip runs of eight spaces at a time.
+            while end - index >= 8,
+                  UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 {
+                index += 8
+            }
+            guard index < end else { break }
+            let b = base[index]
+            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { index += 1 } else { break }
         }
+        position = index
+    }
+
+    /// The index of the first `"` at or after `start` such that the bytes before it hold no backslash or
+    /// control character; nil when the literal needs the escaping path (or is unterminated).
+    @inline(__always)
+    private func plainStringEnd(from start: Int) -> Int? {
+        guard start < end, let found = memchr(base + start, 0x22, end - start) else { return nil }
+        let quote = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+        var special: UInt8 = 0
+        for index in start..<quote {
+            let b = base[index]
+            special |= (b == 0x5C ? 1 : 0) | (b < 0x20 ? 1 : 0)
+        }
+        return special == 0 ? quote : nil
     }
 
     /// The next non-whitespace byte, without consuming it.
@@ -175,19 +197,19 @@ struct CacheJSONReader {
 
     // MARK: Strings
 
+    /// Reads the string literal at the current position (after whitespace, at its opening quote) as a
+    /// ``Name``: raw bytes when it has no escapes. Returns nil, consuming nothing, if the next value is not a string.
+    mutating func readStringToken() throws -> Name? {
+        guard peek() == UInt8(ascii: "\"") else { return nil }
+        return try readName()
+    }
+
     private mutating func readName() throws -> Name {
-        position += 1  // opening quote
-        let start = position
-        while position < end {
-            let b = base[position]
-            if b == 0x22 {
-                position += 1
-                return .raw(UnsafeBufferPointer(start: base + start, count: position - 1 - start))
-            }
-            if b == 0x5C || b < 0x20 { break }
-            position += 1
+        let start = position + 1  // after the opening quote
+        if let quote = plainStringEnd(from: start) {
+            position = quote + 1
+            return .raw(UnsafeBufferPointer(start: base + start, count: quote - start))
         }
-        position = start - 1
         return .decoded(try readString())
     }
 
@@ -196,13 +218,13 @@ struct CacheJSONReader {
         position += 1
         let start = position
         // Fast path: no escapes.
+        if let quote = plainStringEnd(from: start) {
+            position = quote + 1
+            return String(decoding: UnsafeBufferPointer(start: base + start, count: quote - start), as: UTF8.self)
+        }
         while position < end {
             let b = base[position]
-            if b == 0x22 {
-                position += 1
-                return String(decoding: UnsafeBufferPointer(start: base + start, count: position - 1 - start), as: UTF8.self)
-            }
-            if b == 0x5C { break }
+            if b == 0x22 || b == 0x5C { break }
             if b < 0x20 { throw error("control character in string") }
             position += 1
         }

@@ -32,6 +32,26 @@ struct CacheJSONWriter {
         bytes.append(UInt8(ascii: " "))
     }
 
+    /// Writes a member whose name needs no escaping and whose value is a string; skipped when `value` is nil.
+    @inline(__always)
+    mutating func field(_ name: StaticString, _ value: String?, indent: Int) {
+        guard let value else { return }
+        separate(indent: indent)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":"), UInt8(ascii: " ")])
+        string(value)
+    }
+
+    /// Writes the members of `extra` sorted by name (the fields of an entry that MSAL does not model).
+    mutating func extraFields(_ extra: [String: JSONValue], indent: Int) {
+        if extra.isEmpty { return }
+        for name in extra.keys.sorted(by: CacheStrings.codePointLess) {
+            key(name, indent: indent)
+            value(extra[name]!, indent: indent)
+        }
+    }
+
     /// Writes any JSON value; `indent` is the level at which the value starts.
     mutating func value(_ value: JSONValue, indent: Int) {
         switch value {

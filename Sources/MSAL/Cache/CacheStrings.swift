@@ -6,28 +6,28 @@ enum CacheStrings {
     /// without allocating, when it holds no uppercase ASCII letter. Non-ASCII text falls back to `lowercased()`.
     @inline(__always)
     static func lower(_ s: String) -> String {
-        var needsWork = false
-        for byte in s.utf8 where (byte >= 0x41 && byte <= 0x5A) || byte >= 0x80 {
-            needsWork = true
-            break
-        }
+        let needsWork = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where (byte &- 0x41) < 26 || byte >= 0x80 { return true }
+            return false
+        } ?? true
         return needsWork ? s.lowercased() : s
     }
 
-    /// Whether `a` and `b` are equal ignoring ASCII case. `b` must already be lowercased.
+    /// Whether `a` and `b` are equal ignoring ASCII case. `lowered` must already be lowercased.
     @inline(__always)
     static func equalsLowercased(_ a: String, _ lowered: String) -> Bool {
-        var ia = a.utf8.makeIterator()
-        var ib = lowered.utf8.makeIterator()
-        while true {
-            switch (ia.next(), ib.next()) {
-            case (nil, nil): return true
-            case (let x?, let y?):
-                let lx = (x >= 0x41 && x <= 0x5A) ? x | 0x20 : x
-                if lx != y { return false }
-            default: return false
-            }
+        let result = a.utf8.withContiguousStorageIfAvailable { x -> Bool? in
+            lowered.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                guard x.count == y.count else { return false }
+                for i in 0..<x.count {
+                    let c = x[i]
+                    if c != y[i] && ((c &- 0x41) >= 26 || c | 0x20 != y[i]) { return false }
+                }
+                return true
+            } ?? nil
         }
+        if let result = result ?? nil { return result }
+        return a.lowercased() == lowered
     }
 
     /// Whether `lowered` is one of `candidates` (all lowercased).
@@ -45,7 +45,15 @@ enum CacheStrings {
     /// Whether `a` sorts before `b` by Unicode code points (UTF-8 byte order), as Python's `sorted()` does.
     @inline(__always)
     static func codePointLess(_ a: String, _ b: String) -> Bool {
-        a.utf8.lexicographicallyPrecedes(b.utf8)
+        let fast = a.utf8.withContiguousStorageIfAvailable { x -> Bool? in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+        if let result = fast ?? nil { return result }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 }
 
@@ -74,7 +82,7 @@ struct CacheTimestamp: Sendable, Hashable {
     init?(json: JSONValue) {
         switch json {
         case .string(let s):
-            if let whole = Int64(s) {
+            if let whole = Self.digits(s) ?? Int64(s) {
                 seconds = whole
             } else if let real = Double(s), real.isFinite, abs(real) < 9e15 {
                 seconds = Int64(real.rounded(.down))
@@ -89,6 +97,21 @@ struct CacheTimestamp: Sendable, Hashable {
         default:
             return nil
         }
+    }
+
+    /// `s` as a non-negative integer when it is 1 to 18 ASCII digits (the usual case), else nil.
+    @inline(__always)
+    private static func digits(_ s: String) -> Int64? {
+        s.utf8.withContiguousStorageIfAvailable { bytes -> Int64? in
+            guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+            var value: Int64 = 0
+            for byte in bytes {
+                let digit = byte &- 0x30
+                guard digit < 10 else { return nil }
+                value = value &* 10 &+ Int64(digit)
+            }
+            return value
+        } ?? nil
     }
 
     /// The timestamp as a date.

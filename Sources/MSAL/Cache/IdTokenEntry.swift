@@ -63,7 +63,16 @@ final class IdTokenEntry: CacheEntry {
     }
 
     func write(to writer: inout CacheJSONWriter, indent: Int) {
-        Self.writeObject(to: &writer, indent: indent, fields: orderedFields, extra: extraFields)
+        writer.beginObject()
+        let level = indent + 1
+        writer.field("credential_type", credentialType, indent: level)
+        writer.field("secret", secret, indent: level)
+        writer.field("home_account_id", homeAccountId, indent: level)
+        writer.field("environment", environment, indent: level)
+        writer.field("realm", realm, indent: level)
+        writer.field("client_id", clientId, indent: level)
+        writer.extraFields(extraFields, indent: level)
+        writer.endObject(indent: indent)
     }
 
     var jsonObject: [String: JSONValue] { Self.object(fields: orderedFields, extra: extraFields) }

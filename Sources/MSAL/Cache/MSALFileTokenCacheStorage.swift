@@ -61,6 +61,7 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
 
     // MARK: MSALTokenCacheStorage
 
+    /// The file's inode, size and modification time (one `stat`); nil when the file does not exist.
     public func currentVersion() throws -> MSALTokenCacheStorageVersion? {
         var info = stat()
         if stat(path, &info) != 0 {
@@ -70,6 +71,7 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         return Self.version(info)
     }
 
+    /// The file's contents and the version they were read at; nil when the file does not exist.
     public func read() throws -> (data: Data, version: MSALTokenCacheStorageVersion)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
@@ -94,6 +96,8 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         return (Data(bytes[0..<filled]), Self.version(info))
     }
 
+    /// Writes `data` to a temporary file (mode 0600) in the same directory, flushes it and renames it over
+    /// the cache file. Creates the directory (mode 0700) if needed.
     public func write(_ data: Data) throws -> MSALTokenCacheStorageVersion {
         let directory = fileURL.deletingLastPathComponent().path
         try Self.makeDirectory(directory)
@@ -125,6 +129,7 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         return Self.version(info)
     }
 
+    /// Renames the cache file to `<file>.corrupt-<epoch ms>` if it is still at `version`.
     public func setAside(version: MSALTokenCacheStorageVersion) throws -> String? {
         guard try currentVersion() == version else { return nil }
         var destination = path + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))"
@@ -137,6 +142,8 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         return destination
     }
 
+    /// Runs `body` holding an exclusive `flock` on `<file>.lockfile` (waiting up to ``lockTimeout``).
+    /// Not reentrant: do not call it again from `body`.
     public func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
         try Self.makeDirectory(fileURL.deletingLastPathComponent().path)
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)

@@ -77,14 +77,17 @@ public final class MSALInMemoryTokenCacheStorage: MSALTokenCacheStorage, @unchec
     /// Data that was set aside because MSAL could not read it, oldest first.
     public var setAsideData: [Data] { state.get().setAside }
 
+    /// The version of the stored data: a write counter and the size; nil when nothing is stored.
     public func currentVersion() throws -> MSALTokenCacheStorageVersion? {
         state.withLock { s in s.data.map { Self.version(s.generation, $0) } }
     }
 
+    /// The stored data and its version, or nil when nothing is stored.
     public func read() throws -> (data: Data, version: MSALTokenCacheStorageVersion)? {
         state.withLock { s in s.data.map { ($0, Self.version(s.generation, $0)) } }
     }
 
+    /// Replaces the stored data and returns its new version.
     public func write(_ data: Data) throws -> MSALTokenCacheStorageVersion {
         state.withLock { s in
             s.generation += 1
@@ -93,6 +96,7 @@ public final class MSALInMemoryTokenCacheStorage: MSALTokenCacheStorage, @unchec
         }
     }
 
+    /// Moves unreadable data to ``setAsideData`` if it is still at `version`.
     public func setAside(version: MSALTokenCacheStorageVersion) throws -> String? {
         state.withLock { s in
             guard let data = s.data, Self.version(s.generation, data) == version else { return nil }
@@ -103,6 +107,7 @@ public final class MSALInMemoryTokenCacheStorage: MSALTokenCacheStorage, @unchec
         }
     }
 
+    /// Runs `body` holding a lock shared by every user of this instance.
     public func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
         accessLock.lock()
         defer { accessLock.unlock() }

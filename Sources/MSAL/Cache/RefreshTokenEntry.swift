@@ -83,7 +83,18 @@ struct RefreshTokenEntry: CacheEntry {
     }
 
     func write(to writer: inout CacheJSONWriter, indent: Int) {
-        Self.writeObject(to: &writer, indent: indent, fields: orderedFields, extra: extraFields)
+        writer.beginObject()
+        let level = indent + 1
+        writer.field("credential_type", credentialType, indent: level)
+        writer.field("secret", secret, indent: level)
+        writer.field("home_account_id", homeAccountId, indent: level)
+        writer.field("environment", environment, indent: level)
+        writer.field("client_id", clientId, indent: level)
+        writer.field("target", target, indent: level)
+        writer.field("last_modification_time", lastModificationTimeValue?.text, indent: level)
+        writer.field("family_id", familyId, indent: level)
+        writer.extraFields(extraFields, indent: level)
+        writer.endObject(indent: indent)
     }
 
     var jsonObject: [String: JSONValue] { Self.object(fields: orderedFields, extra: extraFields) }

@@ -9,6 +9,9 @@ struct ScopeSet: Sendable, Hashable, CustomStringConvertible {
     let scopes: [String]
     /// The lowercased scopes.
     let lowercased: Set<String>
+    /// One bit per lowercased scope (from its hash): a subset's mask is a subset of the superset's mask,
+    /// so most non-matching sets are rejected without hashing a string.
+    let mask: UInt64
 
     /// A set of the given scopes; empty strings are ignored.
     init(_ scopes: some Sequence<String>) {
@@ -19,6 +22,9 @@ struct ScopeSet: Sendable, Hashable, CustomStringConvertible {
         }
         self.scopes = original
         self.lowercased = lowered
+        var mask: UInt64 = 0
+        for scope in lowered { mask |= 1 << UInt64(UInt(bitPattern: scope.hashValue) & 63) }
+        self.mask = mask
     }
 
     /// The scopes of a space-separated `target` string, as the cache stores them.
@@ -35,9 +41,26 @@ struct ScopeSet: Sendable, Hashable, CustomStringConvertible {
     /// Whether every scope of this set is in `other`, ignoring case.
     @inline(__always)
     func isSubset(of other: ScopeSet) -> Bool {
-        if lowercased.count > other.lowercased.count { return false }
+        if mask & ~other.mask != 0 || lowercased.count > other.lowercased.count { return false }
         for scope in lowercased where !other.lowercased.contains(scope) { return false }
         return true
+    }
+
+    /// The OpenID Connect scopes every sign-in asks for (`openid`, `profile`, `offline_access`, `email`).
+    static let oidcScopes: Set<String> = ["openid", "profile", "offline_access", "email"]
+
+    /// Whether this set and `other` share a resource scope, ignoring case and the OpenID Connect scopes
+    /// (which tokens for different resources may both carry); when either set has only OpenID Connect
+    /// scopes, whether they share any scope.
+    func overlapsForReplacement(_ other: ScopeSet) -> Bool {
+        let (small, large) = count <= other.count ? (self, other) : (other, self)
+        let smallIsOIDCOnly = small.lowercased.isSubset(of: Self.oidcScopes)
+        let largeIsOIDCOnly = large.lowercased.isSubset(of: Self.oidcScopes)
+        if smallIsOIDCOnly || largeIsOIDCOnly { return small.intersects(large) }
+        for scope in small.lowercased where !Self.oidcScopes.contains(scope) && large.lowercased.contains(scope) {
+            return true
+        }
+        return false
     }
 
     /// Whether this set and `other` share a scope, ignoring case.

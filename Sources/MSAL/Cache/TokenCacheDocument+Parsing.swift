@@ -7,7 +7,8 @@ extension TokenCacheDocument {
     /// verbatim and reported in ``parseWarnings``. Empty data reads as an empty document.
     ///
     /// - Throws: ``MSALErrorInfo`` (`.internal`, ``MSALInternalError/internalErrorUnexpected``) when the data
-    ///   is not JSON or its top level is not an object. The message never contains cache content.
+    ///   is not JSON, its top level is not an object, or one of the five credential sections is not an
+    ///   object (MSAL could not add to it without losing it). The message never contains cache content.
     static func parse(_ data: Data) throws -> TokenCacheDocument {
         let document = TokenCacheDocument()
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return document }
@@ -40,12 +41,8 @@ extension TokenCacheDocument {
             }
             touch(section)
             guard try reader.beginObject() else {
-                // A known section that is not an object: keep it as is, as an unknown section.
-                parseWarnings.append("The \(section.rawValue) section of the token cache is not an object; it was ignored.")
-                let value = try reader.readValue()
-                sectionOrder.removeAll { $0 == .known(section) }
-                if unknownSections.updateValue(value, forKey: sectionName) == nil { sectionOrder.append(.unknown(sectionName)) }
-                continue
+                throw MSALErrorInfo.internal(
+                    .internalErrorUnexpected, "The \(section.rawValue) section of the token cache is not a JSON object.")
             }
             try readSection(section, &reader)
         }
@@ -54,6 +51,8 @@ extension TokenCacheDocument {
     private func readSection(_ section: CacheSection, _ reader: inout CacheJSONReader) throws {
         var first = true
         var skipped = 0
+        var fields = RawEntryFields()
+        var previous = [String?](repeating: nil, count: CacheField.allCases.count)
         while let name = try reader.nextMember(first: first) {
             first = false
             let key = name.string
@@ -62,16 +61,18 @@ extension TokenCacheDocument {
                 skipped += 1
                 continue
             }
-            var fields = RawEntryFields()
+            fields.reset()
             var firstField = true
             while let fieldName = try reader.nextMember(first: firstField) {
                 firstField = false
-                let value = try reader.readValue()
-                switch fieldName {
-                case .raw(let bytes):
-                    if let field = CacheField.match(bytes) { fields.set(field, value) } else { fields.extra[fieldName.string] = value }
-                case .decoded(let string):
-                    fields.set(name: string, value)
+                guard case .raw(let bytes) = fieldName, let field = CacheField.match(bytes) else {
+                    fields.set(name: fieldName.string, try reader.readValue())
+                    continue
+                }
+                if field.repeatsAcrossEntries, let token = try reader.readStringToken() {
+                    fields.set(field, .string(Self.reuse(token, &previous[field.rawValue])))
+                } else {
+                    fields.set(field, try reader.readValue())
                 }
             }
             do {
@@ -88,6 +89,21 @@ extension TokenCacheDocument {
         }
     }
 
+    /// The string of `token`, reusing `previous` when it holds the same text.
+    @inline(__always)
+    private static func reuse(_ token: CacheJSONReader.Name, _ previous: inout String?) -> String {
+        guard case .raw(let bytes) = token else { return token.string }
+        if let last = previous {
+            let same = last.utf8.withContiguousStorageIfAvailable { stored in
+                stored.count == bytes.count && (bytes.isEmpty || memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            } ?? false
+            if same { return last }
+        }
+        let made = String(decoding: bytes, as: UTF8.self)
+        previous = made
+        return made
+    }
+
     private func insertParsed(_ section: CacheSection, key: String, fields: RawEntryFields) throws {
         switch section {
         case .accessToken:
@@ -101,6 +117,6 @@ extension TokenCacheDocument {
         case .appMetadata:
             appMetadataEntries[key] = try AppMetadataEntry(key: key, fields: fields)
         }
-        unreadableEntries[section]?[key] = nil
+        if !unreadableEntries.isEmpty { unreadableEntries[section]?[key] = nil }
     }
 }

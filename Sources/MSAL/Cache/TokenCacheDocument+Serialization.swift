@@ -39,9 +39,13 @@ extension TokenCacheDocument {
         let unreadable = unreadableEntries[section] ?? [:]
         writer.beginObject()
         if unreadable.isEmpty {
-            for entry in entries.sorted(by: { CacheStrings.codePointLess($0.key, $1.key) }) {
-                writer.key(entry.key, indent: 2)
-                entry.write(to: &writer, indent: 2)
+            let keys = entries.map(\.key)
+            let order = keys.withUnsafeBufferPointer { keys in
+                (0..<keys.count).sorted { CacheStrings.codePointLess(keys[$0], keys[$1]) }
+            }
+            for index in order {
+                writer.key(keys[index], indent: 2)
+                entries[index].write(to: &writer, indent: 2)
             }
         } else {
             var all: [(String, Entry?, JSONValue?)] = entries.map { ($0.key, $0, nil) }

@@ -74,10 +74,6 @@ final class TokenCacheDocument {
         return made
     }
 
-    /// Lowercased environment aliases.
-    @inline(__always)
-    static func lowered(_ environments: [String]) -> [String] { environments.map(CacheStrings.lower) }
-
     // MARK: Queries
 
     /// The access token for an account, app, tenant and scopes, or nil.
@@ -91,12 +87,15 @@ final class TokenCacheDocument {
         let bucket = accessTokens.bucket(
             home: CacheStrings.lower(homeAccountId), client: CacheStrings.lower(clientId), realm: CacheStrings.lower(realm))
         if bucket.isEmpty { return nil }
-        var best: AccessTokenEntry?
-        for entry in bucket where scopes.isSubset(of: entry.scopes) && entry.isBearer {
-            guard Self.environment(entry.environmentKey, in: environments) else { continue }
-            if best == nil || entry.expiresOnValue.seconds > best!.expiresOnValue.seconds { best = entry }
+        var best = -1
+        var bestExpiry = Int64.min
+        for index in bucket.indices {
+            guard bucket[index].isBearer, scopes.isSubset(of: bucket[index].scopes),
+                  Self.environment(bucket[index].environmentKey, in: environments) else { continue }
+            let expiry = bucket[index].expiresOnValue.seconds
+            if expiry > bestExpiry || best < 0 { best = index; bestExpiry = expiry }
         }
-        return best
+        return best < 0 ? nil : bucket[best]
     }
 
     /// Whether the lowercased `environment` is one of `environments` (any case).

@@ -44,6 +44,7 @@ final class TokenCacheStore {
     ///
     /// When `body` changes nothing, nothing is written. If `body` throws, or persisting fails, the error
     /// propagates and the in-memory document is dropped, so the next read reloads the stored state.
+    @discardableResult
     func update<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
         try storage.withExclusiveAccess {
             let version = try storage.currentVersion()
