@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+
 
 /// The emulator's endpoints, as named in fault rules.
 public enum EmulatorEndpoint: String, Codable, Sendable, CaseIterable {
@@ -78,10 +78,10 @@ public struct FaultRule: Codable, Sendable, Equatable {
 
 /// The active fault rules; each matching request consumes one use of the first matching rule.
 final class FaultTable: Sendable {
-    private let rules: Mutex<[FaultRule]>
+    private let rules: Locked<[FaultRule]>
 
     init(_ rules: [FaultRule]) {
-        self.rules = Mutex(rules)
+        self.rules = Locked(rules)
     }
 
     func add(_ rule: FaultRule) {
@@ -107,7 +107,7 @@ final class FaultTable: Sendable {
 
 /// The emulator's notion of the current time, which tests can move forward to expire codes and tokens.
 public final class EmulatorClock: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
+    private let offset = Locked<TimeInterval>(0)
 
     /// Creates a clock that follows the system clock.
     public init() {}

@@ -3,7 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
-import Synchronization
+
 
 /// A local emulator of the Microsoft identity platform (v2.0 endpoints) and of Microsoft Graph `/me`.
 ///
@@ -33,7 +33,7 @@ public final class IdentityEmulator: Sendable {
     private let core: EmulatorCore
     private let keys: SigningKeys
     private let faults: FaultTable
-    private let tasks: Mutex<[Task<Void, any Error>]>
+    private let tasks: Locked<[Task<Void, any Error>]>
 
     /// Default tenant (domain) of the configuration.
     public var tenant: String { configuration.defaults.tenant }
@@ -63,7 +63,7 @@ public final class IdentityEmulator: Sendable {
         self.core = core
         self.keys = keys
         self.faults = faults
-        self.tasks = Mutex(tasks)
+        self.tasks = Locked(tasks)
     }
 
     /// Starts the emulator on 127.0.0.1.

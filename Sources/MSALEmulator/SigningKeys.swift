@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import Synchronization
+
 import _CryptoExtras
 
 /// RSA signing keys generated at start, published as a JWKS, and rotated on demand.
@@ -11,10 +11,10 @@ final class SigningKeys: Sendable {
     }
 
     /// Newest key first; the first key signs, all keys are published.
-    private let keys: Mutex<[Key]>
+    private let keys: Locked<[Key]>
 
     init() throws {
-        keys = Mutex([try SigningKeys.makeKey()])
+        keys = Locked([try SigningKeys.makeKey()])
     }
 
     private static func makeKey() throws -> Key {
