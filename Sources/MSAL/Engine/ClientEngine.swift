@@ -214,7 +214,8 @@ final class ClientEngine: Sendable {
         return made
     }
 
-    /// The tenant profile of `realm`, parsed from its id token once and remembered.
+    /// The tenant profile of `realm`, parsed from its id token once and remembered (keyed by the id token text,
+    /// so a new id token gives a new profile).
     func tenantProfile(homeAccountId: String, realm: String, environment: String, rawIdToken: String?) -> MSALTenantProfile {
         let memoKey = ProfileKey(homeAccountId: homeAccountId, realm: realm)
         if let rawIdToken, let memo = tenantProfiles.withLock({ $0[memoKey] }), memo.raw == rawIdToken {
@@ -229,7 +230,7 @@ final class ClientEngine: Sendable {
                                         claims: claims?.claims)
         if let rawIdToken {
             tenantProfiles.withLock { memo in
-                if memo.count > 1024 { memo.removeAll() }
+                if memo.count > 65_536 { memo.removeAll() }
                 memo[memoKey] = (rawIdToken, profile)
             }
         }

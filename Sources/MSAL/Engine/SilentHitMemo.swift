@@ -30,7 +30,7 @@ final class SilentHitMemo: @unchecked Sendable {
     private var hits: [Key: Hit] = [:]
     private let capacity: Int
 
-    init(capacity: Int = 4096) {
+    init(capacity: Int = 65_536) {
         self.capacity = capacity
     }
 
