@@ -168,6 +168,11 @@ public final class MSALPublicClientApplication: Sendable {
         }
     }
 
+    /// The accounts matching `parameters` (the `async` form of ``accountsFromDevice(for:completionBlock:)``).
+    public func accountsFromDevice(for parameters: MSALAccountEnumerationParameters) async throws -> [MSALAccount] {
+        try engine.accounts(matching: parameters)
+    }
+
     /// Removes the account's tokens for this application from the cache. Other applications' tokens stay.
     public func remove(_ account: MSALAccount) throws {
         try engine.remove(account)
