@@ -111,7 +111,9 @@ public final class B2CTutorial {
         do {
             let parameters = MSALInteractiveTokenParameters(scopes: settings.scopes, webviewParameters: webViewParamaters)
             parameters.authority = try getAuthority(forPolicy: settings.editProfilePolicy)
-            parameters.account = try getAccountByPolicy(withAccounts: applicationContext.allAccounts(), policy: settings.signupOrSigninPolicy)
+            // Each user flow issues its own account id, so the user is hinted rather than pinned.
+            parameters.loginHint = try getAccountByPolicy(withAccounts: applicationContext.allAccounts(),
+                                                          policy: settings.signupOrSigninPolicy)?.username
             _ = try await applicationContext.acquireToken(with: parameters)
             updateLoggingText(text: "Successfully edited profile")
         } catch {

@@ -72,7 +72,7 @@ struct CommandLineTests {
         // JWTs start with "eyJ": no token is printed anywhere.
         #expect(!output.stdout.contains("eyJ") && !output.stderr.contains("eyJ"))
         // The real cache location under the temporary HOME stays untouched.
-        #expect(!FileManager.default.fileExists(atPath: runner.home.appendingPathComponent("data").path))
+        #expect(!FileManager.default.fileExists(atPath: runner.home.appendingPathComponent("data/msal-swift").path))
     }
 
     @Test func deviceCodeLoginTokenGraphAccountsLogout() async throws {
