@@ -12,8 +12,11 @@ let package = Package(
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
         .executable(name: "msal-bench", targets: ["MSALBench"]),
-        // Emulator branch: the `msal` command-line tool (subcommand `emulator`; others added later).
+        // The `msal` command-line tool: login, token, accounts, logout, graph, demo, emulator.
         .executable(name: "msal", targets: ["MSALCommand"]),
+        // The seeds' sample apps as console programs (Examples/).
+        .executable(name: "tutorial-graph", targets: ["tutorial-graph"]),
+        .executable(name: "tutorial-b2c", targets: ["tutorial-b2c"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -55,18 +58,48 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Emulator branch: `msal` root command; `msal emulator` serves the identity platform emulator.
+        // `msal`: sign in (browser or device code), tokens, accounts, Graph, the demo and the emulator.
         .executableTarget(
             name: "MSALCommand",
             dependencies: [
+                "MSAL",
                 "MSALEmulator",
+                "MSALSamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The tutorial logic shared by the examples and `msal demo`, and the emulator auto-approve user agent.
+        .target(
+            name: "MSALSamples",
+            dependencies: ["MSAL"],
+            path: "Examples/Shared",
+            swiftSettings: swiftSettings
+        ),
+        // The Graph tutorial (seeds: sign in, call Graph /me, sign out) as a console program.
+        .executableTarget(
+            name: "tutorial-graph",
+            dependencies: ["MSAL", "MSALEmulator", "MSALSamples"],
+            path: "Examples/TutorialGraph",
+            swiftSettings: swiftSettings
+        ),
+        // The Azure AD B2C sample (user flows by policy) as a console program.
+        .executableTarget(
+            name: "tutorial-b2c",
+            dependencies: ["MSAL", "MSALEmulator", "MSALSamples"],
+            path: "Examples/TutorialB2C",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MSALTests",
             dependencies: ["MSAL", "MSALEmulator"],
+            swiftSettings: swiftSettings
+        ),
+        // The `msal` tool through its built binary, and the examples' logic.
+        .testTarget(
+            name: "MSALCommandTests",
+            dependencies: ["MSAL", "MSALEmulator", "MSALSamples"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -28,6 +28,8 @@ final class ClientEngine: Sendable {
     let policy: CachedTokenPolicy
     let tenantProfiles = LockedBox<[ProfileKey: (raw: String, profile: MSALTenantProfile)]>([:])
     let resultAuthorities = LockedBox<[AuthorityDescriptor: MSALAuthority]>([:])
+    /// How the device code flow waits between polls (replaced in tests).
+    let pollingSleep = LockedBox<PollingSleep>(ClientEngine.realSleep)
 
     struct ProfileKey: Hashable {
         var homeAccountId: String

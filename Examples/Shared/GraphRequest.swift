@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A GET request to Microsoft Graph (or any API) with a bearer token.
+public enum GraphRequest {
+    /// What the API answered.
+    public struct Response: Sendable {
+        /// The HTTP status code.
+        public var statusCode: Int
+        /// The body.
+        public var body: Data
+
+        /// The body as pretty-printed JSON, or as text when it is not JSON.
+        public var prettyBody: String {
+            if let object = try? JSONSerialization.jsonObject(with: body),
+               let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]) {
+                return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/")
+            }
+            return String(decoding: body, as: UTF8.self)
+        }
+    }
+
+    /// The URL of `path` (such as `/me` or `v1.0/me`) under `endpoint` (such as `https://graph.microsoft.com`);
+    /// `v1.0` is added when the path names no version.
+    public static func url(endpoint: String, path: String) -> URL? {
+        if path.hasPrefix("https://") || path.hasPrefix("http://") { return URL(string: path) }
+        var base = endpoint
+        while base.hasSuffix("/") { base.removeLast() }
+        var relative = path
+        while relative.hasPrefix("/") { relative.removeFirst() }
+        if !(relative.hasPrefix("v1.0/") || relative.hasPrefix("beta/") || relative == "v1.0" || relative == "beta"
+             || base.hasSuffix("/v1.0") || base.hasSuffix("/beta")) {
+            relative = "v1.0/" + relative
+        }
+        return URL(string: base + "/" + relative)
+    }
+
+    /// GETs `url` with `Authorization: Bearer <accessToken>`.
+    public static func get(_ url: URL, accessToken: String, timeout: TimeInterval = 30) async throws -> Response {
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
+        return Response(statusCode: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// A device code request, copied from ``MSALDeviceCodeParameters`` when the call starts.
+struct DeviceCodeRequest: Sendable {
+    var scopes: [String]
+    var authority: MSALAuthority?
+    var claimsRequest: MSALClaimsRequest?
+    var extraQueryParameters: [String: String]
+    var correlationId: UUID
+}
+
+/// Sleeps between device code polls. Tests install one that moves a test clock instead of waiting.
+typealias PollingSleep = @Sendable (TimeInterval) async throws -> Void
+
+extension ClientEngine {
+    static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
+
+    static let realSleep: PollingSleep = { seconds in
+        try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+    }
+
+    /// The device code flow (RFC 8628): asks for a device code, hands it to `handler`, polls the token endpoint
+    /// as ``DeviceCodePolling`` decides, and stores the tokens like any other sign-in.
+    func acquireTokenWithDeviceCode(_ request: DeviceCodeRequest, handler: MSALDeviceCodeHandler) async throws -> MSALResult {
+        let correlationId = request.correlationId
+        try Scopes.validate(request.scopes, correlationId: correlationId)
+        let authority = try requestAuthority(request.authority, correlationId: correlationId)
+        let context = requestContext(correlationId)
+        let log = MSALLog(correlationId: correlationId)
+        let client = TokenEndpointClient(context: context)
+        let resolved = try await Self.cancellable(correlationId) {
+            try await self.resolver.resolve(authority.descriptor, knownAuthorities: self.settings.knownAuthorities,
+                                            http: self.http, correlationId: correlationId, timeout: context.timeout)
+        }
+        let endpoint = resolved.metadata.deviceAuthorizationEndpoint ?? Self.derivedDeviceEndpoint(resolved.metadata.tokenEndpoint)
+        let claims = ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: request.claimsRequest)
+        var extra: [(String, String)] = []
+        if let claims { extra.append(("claims", claims)) }
+        for (name, value) in settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
+            .sorted(by: { $0.key < $1.key }) {
+            extra.append((name, value))
+        }
+        let common = extra
+        let deviceParameters = [("client_id", settings.clientId), ("scope", Scopes.requestParameter(request.scopes))] + common
+        let started = try await Self.cancellable(correlationId) {
+            try await client.postRaw(endpoint, parameters: deviceParameters)
+        }
+        guard (200..<300).contains(started.statusCode) else { throw client.errorFor(started) }
+        let code = try MSALDeviceCode.parse(started.body, now: clock.now(), correlationId: correlationId)
+        log.info("Device code issued; waiting for the user to sign in (expires in \(Int(code.expiresIn)) s, interval \(Int(code.interval)) s).")
+        handler(code)
+
+        let tokenParameters: [(String, String)] = [
+            ("client_id", settings.clientId),
+            ("grant_type", Self.deviceCodeGrant),
+            ("client_info", "1"),
+            ("device_code", code.deviceCode),
+            ("code", code.deviceCode),
+        ] + common
+        var machine = DeviceCodePolling(interval: code.interval, expiresOn: code.expiresOn)
+        var action = machine.start(now: clock.now())
+        var lastResponse: MSALHTTPResponse?
+        var lastFailure: MSALErrorInfo?
+        while true {
+            switch action {
+            case .wait(let seconds):
+                let sleep = pollingSleep.get()
+                try await Self.cancellable(correlationId) { try await sleep(seconds) }
+                action = machine.waited(now: clock.now())
+            case .poll:
+                if Task.isCancelled { throw Self.cancelled(correlationId) }
+                let outcome: DeviceCodePollOutcome
+                do {
+                    let response = try await client.postRaw(resolved.metadata.tokenEndpoint, parameters: tokenParameters)
+                    lastResponse = response
+                    outcome = DeviceCodePollOutcome.classify(statusCode: response.statusCode,
+                                                             oauthError: OAuthErrorBody.parse(response.body)?.error)
+                } catch let error as MSALErrorInfo where error.code == .serverError && !Task.isCancelled {
+                    lastFailure = error
+                    outcome = .transportFailure
+                    log.warning("A device code poll failed (\(error.httpStatusCode.map { "HTTP \($0)" } ?? "no connection")); backing off.")
+                } catch {
+                    if Task.isCancelled || error is CancellationError { throw Self.cancelled(correlationId) }
+                    throw error
+                }
+                action = machine.received(outcome, now: clock.now())
+            case .succeed:
+                guard let response = lastResponse else { throw Self.cancelled(correlationId) }
+                return try redeemDeviceCodeResponse(response, authority: authority, resolved: resolved,
+                                                    scopes: request.scopes, correlationId: correlationId)
+            case .stop(let reason):
+                throw Self.stopError(reason, response: lastResponse, failure: lastFailure, client: client,
+                                     correlationId: correlationId)
+            }
+        }
+    }
+
+    private func redeemDeviceCodeResponse(_ response: MSALHTTPResponse, authority: MSALAuthority, resolved: ResolvedAuthority,
+                                          scopes: [String], correlationId: UUID) throws -> MSALResult {
+        let tokenResponse = try TokenResponse.parse(response.body, correlationId: correlationId)
+        let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved, requestedScopes: scopes,
+                                           nonce: nil, knownHomeAccountId: nil, now: clock.now(), correlationId: correlationId)
+        let handled = try handler.handle(tokenResponse, accountSource: Self.deviceCodeGrant, replacingRefreshTokenKey: nil)
+        let resultAuthority: MSALAuthority
+        if authority.descriptor.kind == .aad, authority.descriptor.tenantKind != .specific {
+            resultAuthority = MSALAuthority.make(authority.descriptor.withTenant(handled.realm))
+        } else {
+            resultAuthority = authority
+        }
+        MSALLog(correlationId: correlationId).info("Device code sign-in completed.")
+        return try persistAndMakeResult(handled, authority: resultAuthority, knownAccount: nil, correlationId: correlationId)
+    }
+
+    /// The typed error for a flow that stopped without tokens.
+    ///
+    /// - declined (`authorization_declined`, `access_denied`) → ``MSALError/userCanceled``
+    /// - expired (`expired_token`, or the expiry passed on the client) and `bad_verification_code` →
+    ///   ``MSALError/internal`` with ``MSALInternalError/internalErrorInvalidGrant``
+    /// - any other server error → the server's error as MSAL maps it; persistent transport failures → the last
+    ///   ``MSALError/serverError``.
+    static func stopError(_ reason: DeviceCodeStopReason, response: MSALHTTPResponse?, failure: MSALErrorInfo?,
+                          client: TokenEndpointClient, correlationId: UUID) -> MSALErrorInfo {
+        var body = response.flatMap { OAuthErrorBody.parse($0.body) }
+        if reason == .expired, let error = body?.error, error != "expired_token", error != "code_expired" {
+            body = nil  // expired on the client's clock while the server still said pending
+        }
+        var error: MSALErrorInfo
+        switch reason {
+        case .declined:
+            error = MSALErrorInfo(.userCanceled, description: "The user declined the device code sign-in.")
+        case .expired:
+            error = .internal(.internalErrorInvalidGrant,
+                              "The device code expired before the user signed in; start a new device code sign-in.")
+        case .badVerificationCode:
+            error = .internal(.internalErrorInvalidGrant, "The server did not accept the device code (bad_verification_code).")
+        case .serverError:
+            if let response { return client.errorFor(response) }
+            error = MSALErrorInfo(.serverError, description: "The device code sign-in failed.")
+        case .transportFailed:
+            if let failure { return failure }
+            error = MSALErrorInfo(.serverError, description: "The token endpoint could not be reached.")
+        }
+        if let body, reason != .transportFailed {
+            error.oauthError = body.error
+            error.oauthSubError = body.subError
+            error.stsErrorCodes = body.errorCodes.isEmpty ? nil : body.errorCodes
+            error.httpStatusCode = response?.statusCode
+        } else if reason == .expired {
+            error.oauthError = "expired_token"
+        }
+        error.correlationId = correlationId
+        return error
+    }
+
+    /// Entra's device authorization endpoint next to its token endpoint, for metadata that does not name it.
+    static func derivedDeviceEndpoint(_ tokenEndpoint: URL) -> URL {
+        tokenEndpoint.deletingLastPathComponent().appendingPathComponent("devicecode")
+    }
+
+    static func cancelled(_ correlationId: UUID) -> MSALErrorInfo {
+        MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
+                      description: "The device code sign-in was cancelled.", correlationId: correlationId)
+    }
+
+    /// Runs `body`, reporting task cancellation as ``MSALError/userCanceled``.
+    static func cancellable<T: Sendable>(_ correlationId: UUID, _ body: @Sendable () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            if error is CancellationError || Task.isCancelled { throw cancelled(correlationId) }
+            throw error
+        }
+    }
+}

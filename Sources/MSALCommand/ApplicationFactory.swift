@@ -1,0 +1,75 @@
+import Foundation
+import MSAL
+
+/// Builds the MSAL application and picks the cached account from the common options.
+struct ApplicationFactory {
+    let options: CommonOptions
+
+    func makeApplication() throws -> MSALPublicClientApplication {
+        guard let clientId = options.resolvedClientId else {
+            throw CLIError(message: "No client id: pass --client-id ID or set MSAL_CLIENT_ID.")
+        }
+        guard let url = URL(string: options.resolvedAuthority), url.scheme != nil, url.host != nil else {
+            throw CLIError(message: "The authority \"\(options.resolvedAuthority)\" is not a URL.")
+        }
+        let authority = try MSALAuthority(url: url)
+        let configuration = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: options.resolvedRedirectUri,
+                                                              authority: authority)
+        if authority is MSALB2CAuthority { configuration.knownAuthorities = [authority] }
+        if let cache = options.resolvedCache {
+            let path = (cache as NSString).expandingTildeInPath
+            configuration.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: URL(fileURLWithPath: path))
+        }
+        return try MSALPublicClientApplication(configuration: configuration)
+    }
+
+    /// The account named by `--account`, else the only signed-in account. Throws an interaction-required error
+    /// when there is none.
+    func selectAccount(in application: MSALPublicClientApplication) throws -> MSALAccount {
+        let accounts = try application.allAccounts()
+        if let wanted = options.resolvedAccount {
+            if let match = accounts.first(where: { $0.username?.caseInsensitiveCompare(wanted) == .orderedSame
+                || $0.identifier?.caseInsensitiveCompare(wanted) == .orderedSame }) {
+                return match
+            }
+            throw MSALErrorInfo(.interactionRequired, description: "No signed-in account \"\(wanted)\" is in the cache.")
+        }
+        guard let first = accounts.first else {
+            throw MSALErrorInfo(.interactionRequired, description: "No account is signed in.")
+        }
+        guard accounts.count == 1 else {
+            let names = accounts.compactMap(\.username).joined(separator: ", ")
+            throw CLIError(message: "Several accounts are signed in (\(names)); choose one with --account.")
+        }
+        return first
+    }
+
+    /// A silent token for the selected account.
+    func silentToken(_ application: MSALPublicClientApplication, forceRefresh: Bool = false) async throws -> MSALResult {
+        let account = try selectAccount(in: application)
+        let parameters = MSALSilentTokenParameters(scopes: options.resolvedScopes, account: account)
+        parameters.forceRefresh = forceRefresh
+        return try await application.acquireTokenSilent(with: parameters)
+    }
+}
+
+/// JSON descriptions of accounts and results, without any token.
+enum Describe {
+    static func account(_ account: MSALAccount) -> [String: Any] {
+        var object: [String: Any] = [
+            "username": account.username ?? "",
+            "home_account_id": account.identifier ?? "",
+            "environment": account.environment,
+        ]
+        if let tenantId = account.homeAccountId?.tenantId { object["home_tenant_id"] = tenantId }
+        if let tenants = account.tenantProfiles { object["tenant_ids"] = tenants.compactMap(\.tenantId) }
+        return object
+    }
+
+    static func signIn(_ result: MSALResult) -> [String: Any] {
+        var object: [String: Any] = ["account": account(result.account), "scopes": result.scopes,
+                                     "authority": result.authority.url.absoluteString]
+        if let expiresOn = result.expiresOn { object["expires_on"] = Int(expiresOn.timeIntervalSince1970) }
+        return object
+    }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MSAL
+
+/// Exit codes of `msal` (also listed in `msal --help`).
+enum CLIExit {
+    /// Any failure.
+    static let failure: Int32 = 1
+    /// A token needs the user: no account, or the refresh token no longer works. Run `msal login`.
+    static let interactionRequired: Int32 = 3
+    /// The user cancelled or declined the sign-in, or the device code expired.
+    static let signInNotCompleted: Int32 = 4
+}
+
+/// An error of the tool itself, reported as one line.
+struct CLIError: Error {
+    var message: String
+    var exitCode: Int32 = CLIExit.failure
+}
+
+/// Output, logging and error reporting shared by the commands. Results go to stdout; everything else to stderr.
+enum CLI {
+    private static let logging = LockedFlag()
+
+    /// Sends swift-log (MSAL's diagnostics) to stderr, quiet unless `verbose`.
+    static func setUpLogging(verbose: Bool) {
+        guard logging.setOnce() else { return }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .error
+            return handler
+        }
+        MSALGlobalConfig.loggerConfig.logLevel = verbose ? .info : .error
+    }
+
+    static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func err(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Compact JSON (one line).
+    static func jsonLine(_ object: Any) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/")
+    }
+
+    /// Pretty JSON.
+    static func prettyJSON(_ object: Any) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/")
+    }
+
+    /// Runs a command body: any error becomes one line on stderr and a non-zero exit code, never a stack trace.
+    static func run(_ options: CommonOptions, _ body: () async throws -> Void) async throws {
+        setUpLogging(verbose: options.wantsVerbose)
+        do {
+            try await body()
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            let (message, code) = describe(error)
+            err("msal: error: " + message)
+            throw ExitCode(code)
+        }
+    }
+
+    /// One line for an error, and the exit code it maps to.
+    static func describe(_ error: any Error) -> (String, Int32) {
+        if let error = error as? CLIError { return (oneLine(error.message), error.exitCode) }
+        if let error = error as? MSALErrorInfo {
+            var text = oneLine(error.errorDescription)
+            if let oauth = error.oauthError { text += " (\(oauth))" }
+            switch error.code {
+            case .interactionRequired:
+                return (text + " Sign in with `msal login`.", CLIExit.interactionRequired)
+            case .userCanceled:
+                return (text, CLIExit.signInNotCompleted)
+            default:
+                if error.oauthError == "expired_token" { return (text, CLIExit.signInNotCompleted) }
+                if let correlationId = error.correlationId { text += " [correlation id \(correlationId.uuidString)]" }
+                return (text, CLIExit.failure)
+            }
+        }
+        let ns = error as NSError
+        return (oneLine(ns.localizedDescription), CLIExit.failure)
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}
+
+/// A flag that can be set once, from any thread.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isSet = false
+
+    /// Sets the flag; returns whether this call set it.
+    func setOnce() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if isSet { return false }
+        isSet = true
+        return true
+    }
+}

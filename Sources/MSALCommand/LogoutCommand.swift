@@ -1,0 +1,39 @@
+import ArgumentParser
+import MSAL
+
+/// `msal logout`: removes an account's tokens from the cache.
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout",
+        abstract: "Sign out: remove the account's tokens for this application from the cache.",
+        discussion: """
+        Signs out the account named by --account, or the only signed-in account; --all signs out every account.
+
+        Examples:
+          msal logout --account adele@contoso.onmicrosoft.com
+          msal logout --all
+        """
+    )
+
+    @OptionGroup var options: CommonOptions
+
+    @Flag(name: .long, help: "Sign out every account.")
+    var all = false
+
+    func run() async throws {
+        try await CLI.run(options) {
+            let factory = ApplicationFactory(options: options)
+            let application = try factory.makeApplication()
+            let accounts = all ? try application.allAccounts() : [try factory.selectAccount(in: application)]
+            for account in accounts {
+                _ = try await application.signout(with: account, signoutParameters: MSALSignoutParameters())
+            }
+            let names = accounts.map { $0.username ?? $0.identifier ?? "" }
+            if options.wantsJSON {
+                CLI.out(CLI.jsonLine(["signed_out": names]))
+            } else {
+                CLI.out(names.isEmpty ? "No accounts were signed in." : "Signed out \(names.joined(separator: ", ")).")
+            }
+        }
+    }
+}

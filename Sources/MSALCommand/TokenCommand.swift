@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import MSAL
+
+/// `msal token`: a token for the signed-in account, without user interaction.
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Print an access token for the signed-in account (silent; from the cache or by refreshing).",
+        discussion: """
+        Prints the access token alone on stdout, or with --json one object with access_token, token_type, \
+        expires_on, scopes and account (never a refresh token). A valid cached token is returned with no network \
+        request. Exits with 3 when the user must sign in again (run `msal login`).
+
+        Examples:
+          curl -H "Authorization: Bearer $(msal token)" https://graph.microsoft.com/v1.0/me
+          msal token --scopes Mail.Read --json
+        """
+    )
+
+    @OptionGroup var options: CommonOptions
+
+    @Flag(name: .customLong("force-refresh"), help: "Skip the cached access token and redeem the refresh token.")
+    var forceRefresh = false
+
+    func run() async throws {
+        try await CLI.run(options) {
+            let factory = ApplicationFactory(options: options)
+            let result = try await factory.silentToken(try factory.makeApplication(), forceRefresh: forceRefresh)
+            if options.wantsJSON {
+                var object: [String: Any] = [
+                    "access_token": result.accessToken,
+                    "token_type": result.authenticationScheme,
+                    "scopes": result.scopes,
+                    "account": result.account.username ?? "",
+                    "tenant_id": result.tenantProfile.tenantId ?? "",
+                ]
+                if let expiresOn = result.expiresOn {
+                    object["expires_on"] = Int(expiresOn.timeIntervalSince1970)
+                    object["expires_in"] = max(0, Int(expiresOn.timeIntervalSinceNow))
+                }
+                CLI.out(CLI.jsonLine(object))
+            } else {
+                CLI.out(result.accessToken)
+            }
+        }
+    }
+}

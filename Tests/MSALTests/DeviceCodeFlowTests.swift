@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+@testable import MSAL
+import MSALEmulator
+
+/// The device code flow against the emulator, with a sleep that moves the clocks instead of waiting.
+@Suite("Device code flow against the emulator", .serialized)
+struct DeviceCodeFlowTests {
+    /// Records the waits; `onSleep` runs at each one (with its index) before the clocks move.
+    final class FastSleeper: @unchecked Sendable {
+        let waits = LockedBox<[TimeInterval]>([])
+        let clock: TestClock
+        let emulator: IdentityEmulator
+        let advanceEmulator: @Sendable (Int, TimeInterval) -> TimeInterval
+        let onSleep: @Sendable (Int) async throws -> Void
+
+        init(clock: TestClock, emulator: IdentityEmulator,
+             advanceEmulator: @escaping @Sendable (Int, TimeInterval) -> TimeInterval = { $1 },
+             onSleep: @escaping @Sendable (Int) async throws -> Void = { _ in }) {
+            self.clock = clock
+            self.emulator = emulator
+            self.advanceEmulator = advanceEmulator
+            self.onSleep = onSleep
+        }
+
+        func install(on app: MSALPublicClientApplication) {
+            app.engine.pollingSleep.set { [self] seconds in
+                let index = waits.withLock { waits in
+                    waits.append(seconds)
+                    return waits.count - 1
+                }
+                try await Task.sleep(nanoseconds: 5_000_000)
+                try await onSleep(index)
+                clock.advance(seconds)
+                emulator.clock.advance(by: advanceEmulator(index, seconds))
+            }
+        }
+    }
+
+    func startEmulator(lifetime: Int = 900, autoApprove: Bool = false) async throws -> IdentityEmulator {
+        var configuration = EmulatorConfiguration.default
+        configuration.lifetimes.deviceCode = lifetime
+        configuration.lifetimes.deviceCodeInterval = 1
+        if autoApprove { configuration.autoApproveUsername = configuration.defaults.username }
+        return try await IdentityEmulator.start(configuration)
+    }
+
+    func makeApp(_ emulator: IdentityEmulator, clock: TestClock, storage: MSALInMemoryTokenCacheStorage,
+                 http: CountingHTTPClient = CountingHTTPClient()) throws -> MSALPublicClientApplication {
+        let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
+        let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId, redirectUri: "http://localhost",
+                                                       authority: try MSALAuthority(url: url))
+        config.httpClient = http
+        config.clock = clock
+        config.cacheConfig.storage = storage
+        return try MSALPublicClientApplication(configuration: config)
+    }
+
+    @Test func pendingThenSuccessIsStoredLikeAnySignIn() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { await emulator.stop() } }
+        let clock = TestClock()
+        let storage = MSALInMemoryTokenCacheStorage()
+        let http = CountingHTTPClient()
+        let app = try makeApp(emulator, clock: clock, storage: storage, http: http)
+        let codes = LockedBox<[MSALDeviceCode]>([])
+        let sleeper = FastSleeper(clock: clock, emulator: emulator, onSleep: { index in
+            // The user finishes on the other device after the first (pending) poll.
+            if index == 1, let code = codes.get().first {
+                try await DeviceLoginDriver.approve(emulator, userCode: code.userCode)
+            }
+        })
+        sleeper.install(on: app)
+
+        let result = try await app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { code in
+            codes.withLock { $0.append(code) }
+        }
+        let code = try #require(codes.get().first)
+        #expect(codes.get().count == 1)
+        #expect(code.verificationURI.absoluteString.hasSuffix("/devicelogin"))
+        #expect(code.message.contains(code.userCode))
+        #expect(code.interval == 1)
+        #expect(sleeper.waits.get() == [1, 1])
+        #expect(result.account.username == emulator.username)
+        #expect(!result.authority.url.absoluteString.isEmpty)
+        let polls = http.paths.filter { $0.hasSuffix("/oauth2/v2.0/token") }.count
+        #expect(polls == 2)
+
+        // Stored like any other sign-in: the account is listed, a silent call is a cache hit with no request.
+        let cache = String(decoding: try #require(storage.data), as: UTF8.self)
+        #expect(cache.contains("urn:ietf:params:oauth:grant-type:device_code"))
+        #expect(try app.allAccounts().map(\.username) == [emulator.username])
+        http.reset()
+        let silent = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account))
+        #expect(silent.accessToken == result.accessToken)
+        #expect(http.paths.isEmpty)
+    }
+
+    @Test func slowDownAddsFiveSeconds() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { await emulator.stop() } }
+        let clock = TestClock()
+        let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
+        let codes = LockedBox<[MSALDeviceCode]>([])
+        // The emulator's time stands still for the first two waits, so the second poll comes too fast.
+        let sleeper = FastSleeper(clock: clock, emulator: emulator, advanceEmulator: { index, seconds in index < 2 ? 0 : seconds }, onSleep: { index in
+            if index == 2, let code = codes.get().first {
+                try await DeviceLoginDriver.approve(emulator, userCode: code.userCode)
+            }
+        })
+        sleeper.install(on: app)
+        let result = try await app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { code in
+            codes.withLock { $0.append(code) }
+        }
+        #expect(sleeper.waits.get() == [1, 1, 6])
+        #expect(result.account.username == emulator.username)
+    }
+
+    @Test func expiryStopsWithAClearError() async throws {
+        let emulator = try await startEmulator(lifetime: 3)
+        defer { Task { await emulator.stop() } }
+        let clock = TestClock()
+        let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
+        FastSleeper(clock: clock, emulator: emulator).install(on: app)
+        let error = await #expect(throws: MSALErrorInfo.self) {
+            try await app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { _ in }
+        }
+        #expect(error?.code == .internal)
+        #expect(error?.internalCode == .internalErrorInvalidGrant)
+        #expect(error?.oauthError == "expired_token")
+        #expect(error?.errorDescription.contains("expired") == true)
+
+        // The server's expired_token answer (its clock ran ahead of ours) gives the same error.
+        let server = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
+        FastSleeper(clock: clock, emulator: emulator, advanceEmulator: { _, _ in 60 }).install(on: server)
+        let serverError = await #expect(throws: MSALErrorInfo.self) {
+            try await server.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { _ in }
+        }
+        #expect(serverError?.internalCode == .internalErrorInvalidGrant)
+        #expect(serverError?.oauthError == "expired_token")
+        #expect(serverError?.httpStatusCode == 400)
+    }
+
+    @Test func declinedMeansUserCanceled() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { await emulator.stop() } }
+        let clock = TestClock()
+        let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
+        let codes = LockedBox<[MSALDeviceCode]>([])
+        FastSleeper(clock: clock, emulator: emulator, onSleep: { index in
+            if index == 0, let code = codes.get().first {
+                try await DeviceLoginDriver.decline(emulator, userCode: code.userCode)
+            }
+        }).install(on: app)
+        let error = await #expect(throws: MSALErrorInfo.self) {
+            try await app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { code in
+                codes.withLock { $0.append(code) }
+            }
+        }
+        #expect(error?.code == .userCanceled)
+        #expect(error?.oauthError == "authorization_declined")
+        #expect(try app.allAccounts().isEmpty)
+    }
+
+    @Test func cancellingTheTaskStopsPolling() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { await emulator.stop() } }
+        let app = try makeApp(emulator, clock: TestClock(), storage: MSALInMemoryTokenCacheStorage())
+        let issued = LockedBox(false)
+        let task = Task {
+            try await app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { _ in issued.set(true) }
+        }
+        while !issued.get() { try await Task.sleep(nanoseconds: 10_000_000) }
+        task.cancel()
+        let result = await task.result
+        guard case .failure(let error) = result else {
+            Issue.record("The flow should have been cancelled")
+            return
+        }
+        #expect((error as? MSALErrorInfo)?.code == .userCanceled)
+    }
+
+    @Test func autoApprovedCodeSucceedsAtFirstPollWithCompletionBlock() async throws {
+        let emulator = try await startEmulator(autoApprove: true)
+        defer { Task { await emulator.stop() } }
+        let clock = TestClock()
+        let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
+        FastSleeper(clock: clock, emulator: emulator).install(on: app)
+        let username: String? = try await withCheckedThrowingContinuation { continuation in
+            app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"]), deviceCodeHandler: { _ in }) { result, error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: result?.account.username) }
+            }
+        }
+        #expect(username == emulator.username)
+    }
+}
