@@ -112,8 +112,7 @@ final class ClientEngine: Sendable {
             if let memoKey {
                 hitMemo.record(memoKey, SilentHitMemo.Hit(
                     account: account, authority: request.authority, document: lookup.document,
-                    changeCount: lookup.changeCount, entry: lookup.entry, idToken: lookup.idToken,
-                    profile: result.tenantProfile, resultAuthority: result.authority, resultScopes: result.scopes))
+                    changeCount: lookup.changeCount, entry: lookup.entry, payload: result.payload))
             }
             return result
         }
@@ -157,12 +156,9 @@ final class ClientEngine: Sendable {
     private func memoizedResult(_ hit: SilentHitMemo.Hit, correlationId: UUID) throws -> MSALResult? {
         let unchanged = try cache.read { document in document === hit.document && document.changeCount == hit.changeCount }
         guard unchanged else { return nil }
-        let entry = hit.entry
-        guard policy.decide(expiresOn: entry.expiresOn, refreshOn: entry.refreshOn, extendedExpiresOn: entry.extendedExpiresOn,
+        guard policy.decide(expiresOn: hit.expiresOn, refreshOn: hit.refreshOn, extendedExpiresOn: hit.extendedExpiresOn,
                             now: clock.now(), forceRefresh: false, hasClaims: false) == .useCached else { return nil }
-        return MSALResult(accessToken: entry.secret, expiresOn: entry.expiresOn, extendedLifeTimeToken: false,
-                          idToken: hit.idToken, scopes: hit.resultScopes, tenantProfile: hit.profile, account: hit.account,
-                          authority: hit.resultAuthority, correlationId: correlationId)
+        return MSALResult(payload: hit.payload, correlationId: correlationId)
     }
 
     /// For `common`, `organizations` and `consumers`, silent requests go to the account's home tenant.

@@ -14,16 +14,28 @@ final class SilentHitMemo: @unchecked Sendable {
         var scopes: [String]
     }
 
-    struct Hit {
-        var account: MSALAccount
-        var authority: MSALAuthority?
-        var document: TokenCacheDocument
-        var changeCount: Int
-        var entry: AccessTokenEntry
-        var idToken: String?
-        var profile: MSALTenantProfile
-        var resultAuthority: MSALAuthority
-        var resultScopes: [String]
+    /// One remembered hit. A class, so that looking it up costs one reference, not a copy of every field.
+    final class Hit: @unchecked Sendable {
+        let account: MSALAccount
+        let authority: MSALAuthority?
+        let document: TokenCacheDocument
+        let changeCount: Int
+        let expiresOn: Date
+        let refreshOn: Date?
+        let extendedExpiresOn: Date?
+        let payload: MSALResult.Payload
+
+        init(account: MSALAccount, authority: MSALAuthority?, document: TokenCacheDocument, changeCount: Int,
+             entry: AccessTokenEntry, payload: MSALResult.Payload) {
+            self.account = account
+            self.authority = authority
+            self.document = document
+            self.changeCount = changeCount
+            self.expiresOn = entry.expiresOn
+            self.refreshOn = entry.refreshOn
+            self.extendedExpiresOn = entry.extendedExpiresOn
+            self.payload = payload
+        }
     }
 
     private let lock = NSLock()

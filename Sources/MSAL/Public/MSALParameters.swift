@@ -31,38 +31,80 @@ public enum MSALPromptType: UInt, Sendable {
 
 /// Parameters common to every MSAL call.
 public class MSALParameters: @unchecked Sendable {
+    private let queueBox = LockedBox<DispatchQueue?>(nil)
+
     /// The queue completion blocks are called on. When nil, interactive calls complete on the main queue on Apple
     /// platforms; every other call (and every call elsewhere) completes on a background queue.
-    @MSALLocked public var completionBlockQueue: DispatchQueue?
+    public var completionBlockQueue: DispatchQueue? {
+        get { queueBox.get() }
+        set { queueBox.set(newValue) }
+    }
 
     /// Creates parameters with default values.
     public init() {}
 }
 
+/// The settings of a token request, read together under one lock when a call starts.
+struct TokenRequestSettings: Sendable {
+    var scopes: [String]
+    var account: MSALAccount?
+    var authority: MSALAuthority?
+    var claimsRequest: MSALClaimsRequest?
+    var extraQueryParameters: [String: String]?
+    var correlationId: UUID?
+    var loginHint: String?
+}
+
 /// Parameters common to interactive and silent token requests.
 public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
+    let settingsBox: LockedBox<TokenRequestSettings>
+
     /// The scopes to request, such as `["User.Read"]` or `["api://<app id>/.default"]`. MSAL adds `openid`,
     /// `profile` and `offline_access` itself.
-    @MSALLocked public var scopes: [String]
+    public var scopes: [String] {
+        get { settingsBox.get().scopes }
+        set { settingsBox.withLock { $0.scopes = newValue } }
+    }
     /// The account to get a token for.
-    @MSALLocked public var account: MSALAccount?
+    public var account: MSALAccount? {
+        get { settingsBox.get().account }
+        set { settingsBox.withLock { $0.account = newValue } }
+    }
     /// The authority for this request; it must be of the same kind as the application's. Nil uses the
     /// application's authority (for silent requests, the account's home tenant when that authority is
     /// `common`, `organizations` or `consumers`).
-    @MSALLocked public var authority: MSALAuthority?
+    public var authority: MSALAuthority? {
+        get { settingsBox.get().authority }
+        set { settingsBox.withLock { $0.authority = newValue } }
+    }
     /// Claims to request, such as a claims challenge from a resource. A claims request skips the token cache.
-    @MSALLocked public var claimsRequest: MSALClaimsRequest?
+    public var claimsRequest: MSALClaimsRequest? {
+        get { settingsBox.get().claimsRequest }
+        set { settingsBox.withLock { $0.claimsRequest = newValue } }
+    }
     /// Extra query parameters sent with this request.
-    @MSALLocked public var extraQueryParameters: [String: String]?
+    public var extraQueryParameters: [String: String]? {
+        get { settingsBox.get().extraQueryParameters }
+        set { settingsBox.withLock { $0.extraQueryParameters = newValue } }
+    }
     /// The correlation id of this request. A new one is generated when nil.
-    @MSALLocked public var correlationId: UUID?
+    public var correlationId: UUID? {
+        get { settingsBox.get().correlationId }
+        set { settingsBox.withLock { $0.correlationId = newValue } }
+    }
     /// A login hint (accepted for source compatibility with code that sets it on silent parameters; used by
     /// interactive requests).
-    @MSALLocked public var loginHint: String?
+    public var loginHint: String? {
+        get { settingsBox.get().loginHint }
+        set { settingsBox.withLock { $0.loginHint = newValue } }
+    }
+
+    /// All settings at once, as the call starts.
+    var settings: TokenRequestSettings { settingsBox.get() }
 
     /// Creates parameters for `scopes`.
     public init(scopes: [String]) {
-        self.scopes = scopes
+        settingsBox = LockedBox(TokenRequestSettings(scopes: scopes))
         super.init()
     }
 }
@@ -88,10 +130,18 @@ public final class MSALInteractiveTokenParameters: MSALTokenParameters, @uncheck
 
 /// Parameters of a silent token request.
 public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Sendable {
+    private let flags = LockedBox((forceRefresh: false, allowLocalRefreshToken: true))
+
     /// Skip the cached access token and refresh. Default false.
-    @MSALLocked public var forceRefresh: Bool = false
+    public var forceRefresh: Bool {
+        get { flags.get().forceRefresh }
+        set { flags.withLock { $0.forceRefresh = newValue } }
+    }
     /// Kept for source compatibility (Apple single-sign-on extension). Default true.
-    @MSALLocked public var allowUsingLocalCachedRtWhenSsoExtFailed: Bool = true
+    public var allowUsingLocalCachedRtWhenSsoExtFailed: Bool {
+        get { flags.get().allowLocalRefreshToken }
+        set { flags.withLock { $0.allowLocalRefreshToken = newValue } }
+    }
 
     /// Creates silent parameters for `scopes` and `account`.
     public init(scopes: [String], account: MSALAccount) {

@@ -116,11 +116,13 @@ public final class MSALPublicClientApplication: Sendable {
 
     /// Gets a token without user interaction.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
-        let claims = parameters.claimsRequest
-        let request = SilentRequest(scopes: parameters.scopes, account: parameters.account, authority: parameters.authority,
+        let settings = parameters.settings
+        let claims = settings.claimsRequest
+        let request = SilentRequest(scopes: settings.scopes, account: settings.account, authority: settings.authority,
                                     claims: claims?.jsonString(), hasClaimsRequest: claims != nil,
-                                    forceRefresh: parameters.forceRefresh, correlationId: parameters.correlationId ?? CorrelationID.next(),
-                                    extraQueryParameters: parameters.extraQueryParameters ?? [:])
+                                    forceRefresh: parameters.forceRefresh,
+                                    correlationId: settings.correlationId ?? CorrelationID.next(),
+                                    extraQueryParameters: settings.extraQueryParameters ?? [:])
         return try await engine.acquireTokenSilent(request)
     }
 

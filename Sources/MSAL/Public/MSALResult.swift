@@ -4,44 +4,71 @@ import Foundation
 ///
 /// It never exposes a refresh token. Printing a result does not print its tokens.
 public final class MSALResult: Sendable, CustomStringConvertible {
-    /// The access token (`""` when the server returned none). Send it as ``authorizationHeader``.
-    public let accessToken: String
-    /// When the access token expires.
-    public let expiresOn: Date?
-    /// Whether the access token is past ``expiresOn`` but still within its extended lifetime (returned only when
-    /// ``MSALPublicClientApplicationConfig/extendedLifetimeEnabled`` is set and the service is unavailable).
-    public let extendedLifeTimeToken: Bool
-    /// The raw id token, when the server returned one.
-    public let idToken: String?
-    /// The scopes the access token is valid for.
-    public let scopes: [String]
-    /// The tenant profile of the tenant the token was issued in.
-    public let tenantProfile: MSALTenantProfile
-    /// The account the token belongs to.
-    public let account: MSALAccount
-    /// The authority that issued the token.
-    public let authority: MSALAuthority
+    /// What a result carries besides its correlation id; shared by results built from the same cached token.
+    final class Payload: Sendable {
+        let accessToken: String
+        let expiresOn: Date?
+        let extendedLifeTimeToken: Bool
+        let idToken: String?
+        let scopes: [String]
+        let tenantProfile: MSALTenantProfile
+        let account: MSALAccount
+        let authority: MSALAuthority
+        let authenticationScheme: String
+
+        init(accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, idToken: String?, scopes: [String],
+             tenantProfile: MSALTenantProfile, account: MSALAccount, authority: MSALAuthority, authenticationScheme: String) {
+            self.accessToken = accessToken
+            self.expiresOn = expiresOn
+            self.extendedLifeTimeToken = extendedLifeTimeToken
+            self.idToken = idToken
+            self.scopes = scopes
+            self.tenantProfile = tenantProfile
+            self.account = account
+            self.authority = authority
+            self.authenticationScheme = authenticationScheme
+        }
+    }
+
+    let payload: Payload
     /// The correlation id of the request.
     public let correlationId: UUID
+
+    /// The access token (`""` when the server returned none). Send it as ``authorizationHeader``.
+    public var accessToken: String { payload.accessToken }
+    /// When the access token expires.
+    public var expiresOn: Date? { payload.expiresOn }
+    /// Whether the access token is past ``expiresOn`` but still within its extended lifetime (returned only when
+    /// ``MSALPublicClientApplicationConfig/extendedLifetimeEnabled`` is set and the service is unavailable).
+    public var extendedLifeTimeToken: Bool { payload.extendedLifeTimeToken }
+    /// The raw id token, when the server returned one.
+    public var idToken: String? { payload.idToken }
+    /// The scopes the access token is valid for.
+    public var scopes: [String] { payload.scopes }
+    /// The tenant profile of the tenant the token was issued in.
+    public var tenantProfile: MSALTenantProfile { payload.tenantProfile }
+    /// The account the token belongs to.
+    public var account: MSALAccount { payload.account }
+    /// The authority that issued the token.
+    public var authority: MSALAuthority { payload.authority }
     /// The authentication scheme: `Bearer`.
-    public let authenticationScheme: String
+    public var authenticationScheme: String { payload.authenticationScheme }
 
     /// The value for the HTTP `Authorization` header: `Bearer <access token>`.
     public var authorizationHeader: String { "\(authenticationScheme) \(accessToken)" }
 
-    init(accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, idToken: String?, scopes: [String],
-         tenantProfile: MSALTenantProfile, account: MSALAccount, authority: MSALAuthority, correlationId: UUID,
-         authenticationScheme: String = "Bearer") {
-        self.accessToken = accessToken
-        self.expiresOn = expiresOn
-        self.extendedLifeTimeToken = extendedLifeTimeToken
-        self.idToken = idToken
-        self.scopes = scopes
-        self.tenantProfile = tenantProfile
-        self.account = account
-        self.authority = authority
+    init(payload: Payload, correlationId: UUID) {
+        self.payload = payload
         self.correlationId = correlationId
-        self.authenticationScheme = authenticationScheme
+    }
+
+    convenience init(accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, idToken: String?, scopes: [String],
+                     tenantProfile: MSALTenantProfile, account: MSALAccount, authority: MSALAuthority, correlationId: UUID,
+                     authenticationScheme: String = "Bearer") {
+        self.init(payload: Payload(accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extendedLifeTimeToken,
+                                   idToken: idToken, scopes: scopes, tenantProfile: tenantProfile, account: account,
+                                   authority: authority, authenticationScheme: authenticationScheme),
+                  correlationId: correlationId)
     }
 
     public var description: String {

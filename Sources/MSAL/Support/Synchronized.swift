@@ -1,5 +1,9 @@
 import Foundation
+#if !canImport(Darwin)
+import Synchronization
+#endif
 
+#if canImport(Darwin)
 /// A value guarded by a lock, so that MSAL's mutable parameter objects can be shared across tasks safely.
 final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
@@ -15,6 +19,29 @@ final class LockedBox<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+#else
+/// A value guarded by a lock, so that MSAL's mutable parameter objects can be shared across tasks safely.
+/// The lock is stored inline: one allocation per box.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let mutex: Mutex<UnsafeValue>
+
+    /// Lets a non-`Sendable` value live in the mutex; the box only hands it out under the lock.
+    private struct UnsafeValue: @unchecked Sendable { var value: Value }
+
+    init(_ value: Value) { mutex = Mutex(UnsafeValue(value: value)) }
+
+    func get() -> Value { mutex.withLock { $0.value } }
+    func set(_ newValue: Value) { mutex.withLock { $0.value = newValue } }
+    @discardableResult
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        try mutex.withLock { (state: inout UnsafeValue) throws -> UncheckedResult<T> in
+            UncheckedResult(value: try body(&state.value))
+        }.value
+    }
+
+    private struct UncheckedResult<T>: @unchecked Sendable { var value: T }
+}
+#endif
 
 /// A property stored behind a lock. MSAL's configuration and parameter classes use it to keep MSAL's
 /// mutable-property API (`parameters.promptType = .login`) while staying safe to pass between tasks.
