@@ -16,24 +16,35 @@ struct WebDriverOpener: BrowserOpener {
         try await session.navigate(to: url)
         for _ in 0..<8 {
             if let form = try await session.element("#signin-form") {
-                _ = form
                 visited.update { $0.append("signin") }
-                let user = try await required("#username")
-                try await session.type(username, into: user)
+                try await session.type(username, into: try await required("#username"))
                 try await session.type(password, into: try await required("#password"))
                 try await session.click(try await required("#signin-form #next"))
-            } else if try await session.element("#picker-form") != nil {
+                try await waitForNavigation(from: form, "#signin-form")
+            } else if let form = try await session.element("#picker-form") {
                 visited.update { $0.append("picker") }
                 try await session.click(try await required("#picker-form #account-0"))
-            } else if try await session.element("#consent-form") != nil {
+                try await waitForNavigation(from: form, "#picker-form")
+            } else if let form = try await session.element("#consent-form") {
                 visited.update { $0.append("consent") }
                 try await session.click(try await required("#consent-form #accept"))
+                try await waitForNavigation(from: form, "#consent-form")
             } else {
                 visited.update { $0.append("done") }
                 return
             }
         }
         throw WebDriverError(description: "the sign-in pages did not end")
+    }
+
+    /// Waits until the form the click submitted is no longer the current page's (a click may return before the
+    /// navigation it starts).
+    private func waitForNavigation(from form: String, _ selector: String) async throws {
+        for _ in 0..<150 {
+            if try await session.element(selector) != form { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw WebDriverError(description: "the page did not change after submitting \(selector)")
     }
 
     private func required(_ selector: String) async throws -> String {

@@ -79,6 +79,37 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Reads one HTTP response: until the peer closes, or the body announced by `Content-Length` is complete.
+    func readResponse(timeout: TimeInterval) async -> String {
+        let fd = descriptor
+        return await onThread {
+            var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            var data = [UInt8]()
+            var buffer = [UInt8](repeating: 0, count: 16384)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { break }
+                data += buffer[0..<count]
+                if let expected = Self.expectedLength(data), data.count >= expected { break }
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// Header length plus `Content-Length`, once the head is complete.
+    private static func expectedLength(_ data: [UInt8]) -> Int? {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard data.count >= 4, let end = (0...(data.count - 4)).first(where: { Array(data[$0..<$0 + 4]) == separator })
+        else { return nil }
+        let head = String(decoding: data[0..<end], as: UTF8.self).lowercased()
+        for line in head.split(separator: "\r\n") where line.hasPrefix("content-length:") {
+            let value = line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)
+            return Int(value).map { end + 4 + $0 }
+        }
+        return nil
+    }
+
     /// Closes the socket.
     func close() {
         _ = Glibc_close(descriptor)

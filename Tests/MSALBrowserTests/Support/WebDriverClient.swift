@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import MSALLoopback
 
 /// A failed WebDriver call.
@@ -45,18 +42,19 @@ final class ChromeDriver: @unchecked Sendable {
         throw WebDriverError(description: "chromedriver did not become ready on port \(port)")
     }
 
-    /// Stops the driver process.
+    /// Stops the driver process (it does not always heed SIGTERM, so SIGKILL follows).
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        for _ in 0..<20 where process.isRunning { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 }
 
 /// One WebDriver session (W3C WebDriver over HTTP/JSON) of a headless Chromium.
 struct WebDriverSession: Sendable {
-    static let elementKey = "element-6066-11e4-a52f-4d65726c656d656e"
+    static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
     let endpoint: URL
     let id: String
 
@@ -127,28 +125,35 @@ struct WebDriverSession: Sendable {
     }
 }
 
-/// The JSON transport of WebDriver.
+/// The JSON transport of WebDriver, over a plain socket: chromedriver writes headers without a space after the
+/// colon (`Content-Length:249`), which the Linux URLSession cannot parse.
 enum WebDriverHTTP {
     /// Calls a command and returns its `value` object.
     static func call(_ endpoint: URL, _ method: String, _ path: String,
                      _ body: [String: Any]? = nil) async throws -> [String: Any] {
         let object = try await raw(endpoint, method, path, body)
-        return object["value"] as? [String: Any] ?? [:]
+        return (object["value"] ?? nil) as? [String: Any] ?? [:]
     }
 
     /// Calls a command and returns the whole answer; WebDriver errors are thrown.
     static func raw(_ endpoint: URL, _ method: String, _ path: String,
                     _ body: [String: Any]? = nil) async throws -> [String: Any?] {
-        var request = URLRequest(url: URL(string: endpoint.absoluteString + path)!)
-        request.httpMethod = method
-        request.timeoutInterval = 60
-        if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json; charset=utf-8", forHTTPHeaderField: "Content-Type")
+        let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(endpoint.port ?? 0)\r\nConnection: close\r\n"
+        if body != nil {
+            request += "Content-Type: application/json; charset=utf-8\r\nContent-Length: \(payload.count)\r\n"
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        request += "\r\n" + String(decoding: payload, as: UTF8.self)
+        guard let connection = await RawConnection.connect(port: endpoint.port ?? 0) else {
+            throw WebDriverError(description: "\(method) \(path): cannot connect to chromedriver")
+        }
+        defer { connection.close() }
+        await connection.send(request)
+        let answer = await connection.readResponse(timeout: 120)
+        let parts = answer.components(separatedBy: "\r\n\r\n")
+        let status = statusCode(answer) ?? 0
+        let bodyText = parts.dropFirst().joined(separator: "\r\n\r\n")
+        let object = (try? JSONSerialization.jsonObject(with: Data(bodyText.utf8))) as? [String: Any] ?? [:]
         if status != 200 {
             let value = object["value"] as? [String: Any]
             let error = value?["error"] as? String ?? "HTTP \(status)"
