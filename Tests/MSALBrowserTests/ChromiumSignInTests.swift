@@ -59,10 +59,12 @@ struct WebDriverOpener: BrowserOpener {
 /// opener, Chromium signs in on the emulator's pages and is redirected to the library's loopback listener.
 @Suite("Chromium end to end", .serialized)
 struct ChromiumSignInTests {
+    /// `query`: the code comes back in the redirect's query; `form_post`: the emulator's auto-submitting form posts
+    /// it (and an extra scope makes the consent page appear).
     @Test(.enabled(if: BrowserTools.available || BrowserTools.required, Comment(rawValue: BrowserTools.skipMessage)),
-          .timeLimit(.minutes(3)))
-    func signInGraphRefreshAndSignOutInChromium() async throws {
-        guard let chromedriver = BrowserTools.chromedriver, let chromium = BrowserTools.chromium else {
+          .timeLimit(.minutes(3)), arguments: ["query", "form_post"])
+    func signInGraphRefreshAndSignOutInChromium(responseMode: String) async throws {
+        guard BrowserTools.available, let chromedriver = BrowserTools.chromedriver, let chromium = BrowserTools.chromium else {
             Issue.record("MSAL_BROWSER_TESTS_REQUIRED=1 but \(BrowserTools.skipMessage)")
             return
         }
@@ -70,7 +72,7 @@ struct ChromiumSignInTests {
         defer { driver.stop() }
         let session = try await WebDriverSession.create(driver: driver, browserBinary: chromium)
         do {
-            try await run(session)
+            try await run(session, responseMode: responseMode)
             await session.delete()
         } catch {
             let where_ = (try? await session.currentURL()) ?? "?"
@@ -81,7 +83,7 @@ struct ChromiumSignInTests {
         }
     }
 
-    private func run(_ session: WebDriverSession) async throws {
+    private func run(_ session: WebDriverSession, responseMode: String) async throws {
         let emulator = try await IdentityEmulator.start()
         defer { Task { await emulator.stop() } }
         let clock = ManualClock()
@@ -91,9 +93,15 @@ struct ChromiumSignInTests {
         let authenticator = MSALSystemBrowserWebAuthenticator(opener: opener, timeout: .seconds(90), output: output.sink)
 
         // Interactive sign-in: the pages in Chromium, the redirect to the loopback listener.
-        let result = try await app.acquireToken(with: interactiveParameters(["User.Read"], authenticator))
+        let parameters = interactiveParameters(["User.Read"], authenticator)
+        if responseMode == "form_post" {
+            parameters.extraQueryParameters = ["response_mode": "form_post"]
+            parameters.extraScopesToConsent = ["Mail.Read"]
+        }
+        let result = try await app.acquireToken(with: parameters)
         #expect(opener.visited.current.first == "signin")
         #expect(opener.visited.current.last == "done")
+        #expect(opener.visited.current.contains("consent") == (responseMode == "form_post"))
         #expect(result.account.username == emulator.username)
         #expect(!result.accessToken.isEmpty)
         #expect(output.text.contains("http://127.0.0.1:\(emulator.httpURL.port ?? 0)/"))

@@ -13,14 +13,21 @@ enum BrowserTools {
     /// `MSAL_BROWSER_TESTS_REQUIRED=1`: a missing browser is a failure, not a skip.
     static let required = environment["MSAL_BROWSER_TESTS_REQUIRED"] == "1"
 
-    static let chromedriver: String? = environment["MSAL_CHROMEDRIVER"] ?? find("chromedriver")
-    static let chromium: String? = environment["MSAL_CHROMIUM"]
+    /// `MSAL_CHROMEDRIVER` when set, else `chromedriver` on `PATH`.
+    static let chromedriver: String? = executable(environment["MSAL_CHROMEDRIVER"]) ?? find("chromedriver")
+    /// `MSAL_CHROMIUM` when set, else `chromium` (or `chromium-browser`, `google-chrome`) on `PATH`.
+    static let chromium: String? = executable(environment["MSAL_CHROMIUM"])
         ?? find("chromium") ?? find("chromium-browser") ?? find("google-chrome")
 
-    static var available: Bool { chromedriver != nil && chromium != nil }
+    static var available: Bool { !(chromedriver ?? "").isEmpty && !(chromium ?? "").isEmpty }
 
     static let skipMessage = "Chromium and chromedriver are not installed (apt-get install chromium chromium-driver; "
         + "scripts/test.sh installs them); set MSAL_BROWSER_TESTS_REQUIRED=1 to make this a failure"
+
+    private static func executable(_ path: String?) -> String? {
+        guard let path else { return nil }
+        return FileManager.default.isExecutableFile(atPath: path) ? path : ""
+    }
 
     private static func find(_ name: String) -> String? {
         let path = environment["PATH"] ?? "/usr/bin:/bin"
