@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
+        .library(name: "MSALLoopback", targets: ["MSALLoopback"]),
         .executable(name: "msal-bench", targets: ["MSALBench"]),
         // The `msal` command-line tool: login, token, accounts, logout, graph, demo, emulator.
         .executable(name: "msal", targets: ["MSALCommand"]),
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // Platform-free core: authorities, token protocol, unified token cache, accounts, errors, flows.
@@ -33,6 +35,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                "MSALLoopback",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // RFC 8252 loopback redirect listener and system browser opener (no dependency on MSAL).
+        .target(
+            name: "MSALLoopback",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -100,6 +113,12 @@ let package = Package(
         .testTarget(
             name: "MSALCommandTests",
             dependencies: ["MSAL", "MSALEmulator", "MSALSamples"],
+            swiftSettings: swiftSettings
+        ),
+        // The loopback listener against real sockets, and sign-in end to end with a real headless Chromium.
+        .testTarget(
+            name: "MSALBrowserTests",
+            dependencies: ["MSAL", "MSALLoopback", "MSALEmulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

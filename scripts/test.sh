@@ -3,7 +3,8 @@
 #   1. the Swift test suites (library, emulator, seed compatibility), which also drive Microsoft's MSAL for
 #      Python as the token-cache peer;
 #   2. the emulator fidelity suite: MSAL for Python's real flows against `msal emulator` over HTTPS.
-# It installs what it needs itself: the Python peer (msal, pytest) into .venv.
+# It installs what it needs itself: the Python peer (msal, pytest) into .venv, and on Debian Chromium and
+# chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,26 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r Tests/python/requirements.txt
 export MSAL_PYTHON="$PWD/.venv/bin/python"
 export MSAL_INTEROP_REQUIRED=1
+
+# Chromium and chromedriver for the end-to-end sign-in test (Debian packages). Once installed, the test must run.
+install_browser() {
+    command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 && return 0
+    command -v apt-get >/dev/null 2>&1 || return 1
+    local sudo=""
+    if [ "$(id -u)" != "0" ]; then
+        command -v sudo >/dev/null 2>&1 || return 1
+        sudo="sudo"
+    fi
+    echo "Installing chromium and chromium-driver for the browser tests..." >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null \
+        || { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null \
+             && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null; }
+}
+if install_browser; then
+    export MSAL_BROWSER_TESTS_REQUIRED=1
+else
+    echo "warning: chromium/chromedriver unavailable; the Chromium end-to-end test will be skipped" >&2
+fi
 
 swift build --build-tests
 swift test --skip-build "$@"

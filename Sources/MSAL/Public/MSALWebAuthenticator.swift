@@ -75,8 +75,20 @@ public enum MSALWebAuthenticatorRegistry {
     private static let box = LockedBox<(any MSALWebAuthenticator)?>(nil)
 
     /// The default user agent. Platform modules install theirs here; applications may replace it.
+    ///
+    /// Outside Apple platforms, when nothing was installed, it is an ``MSALSystemBrowserWebAuthenticator``
+    /// (system browser and loopback redirect), created on first use.
     public static var defaultAuthenticator: (any MSALWebAuthenticator)? {
-        get { box.get() }
+        get {
+            #if !canImport(Darwin)
+            return box.withLock { installed in
+                if installed == nil { installed = MSALSystemBrowserWebAuthenticator() }
+                return installed
+            }
+            #else
+            return box.get()
+            #endif
+        }
         set { box.set(newValue) }
     }
 }

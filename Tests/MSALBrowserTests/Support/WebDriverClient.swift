@@ -1,0 +1,165 @@
+import Foundation
+import MSALLoopback
+
+/// A failed WebDriver call.
+struct WebDriverError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A running `chromedriver`, listening on a loopback port.
+final class ChromeDriver: @unchecked Sendable {
+    let endpoint: URL
+    private let process: Process
+
+    private init(endpoint: URL, process: Process) {
+        self.endpoint = endpoint
+        self.process = process
+    }
+
+    /// Starts `chromedriver` on a free port and waits until it reports ready.
+    static func start(executable: String) async throws -> ChromeDriver {
+        // Reserve a free loopback port, then hand it to chromedriver.
+        let probe = try await LoopbackRedirectListener.start(LoopbackConfiguration(path: "/", expectedState: "-",
+                                                                                   bindAddresses: ["127.0.0.1"]))
+        let port = probe.port
+        await probe.close()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--port=\(port)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let driver = ChromeDriver(endpoint: URL(string: "http://127.0.0.1:\(port)")!, process: process)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let status = try? await WebDriverHTTP.call(driver.endpoint, "GET", "/status"),
+               (status["ready"] as? Bool) == true {
+                return driver
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        driver.stop()
+        throw WebDriverError(description: "chromedriver did not become ready on port \(port)")
+    }
+
+    /// Stops the driver process (it does not always heed SIGTERM, so SIGKILL follows).
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        for _ in 0..<20 where process.isRunning { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
+
+/// One WebDriver session (W3C WebDriver over HTTP/JSON) of a headless Chromium.
+struct WebDriverSession: Sendable {
+    static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
+    let endpoint: URL
+    let id: String
+
+    /// Opens a headless Chromium window.
+    static func create(driver: ChromeDriver, browserBinary: String?) async throws -> WebDriverSession {
+        var options: [String: Any] = [
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--no-first-run", "--no-default-browser-check", "--no-proxy-server"],
+        ]
+        if let browserBinary { options["binary"] = browserBinary }
+        let body: [String: Any] = ["capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": options]]]
+        let value = try await WebDriverHTTP.call(driver.endpoint, "POST", "/session", body)
+        guard let id = value["sessionId"] as? String else {
+            throw WebDriverError(description: "no session id in \(value)")
+        }
+        return WebDriverSession(endpoint: driver.endpoint, id: id)
+    }
+
+    /// Loads `url` and waits for the page.
+    func navigate(to url: URL) async throws {
+        _ = try await call("POST", "/url", ["url": url.absoluteString])
+    }
+
+    /// The address of the current page.
+    func currentURL() async throws -> String {
+        try await callValue("GET", "/url") as? String ?? ""
+    }
+
+    /// The element matching `selector`, or nil when there is none.
+    func element(_ selector: String) async throws -> String? {
+        do {
+            let value = try await callValue("POST", "/element", ["using": "css selector", "value": selector])
+            return (value as? [String: Any])?[Self.elementKey] as? String
+        } catch let error as WebDriverError where error.description.contains("no such element") {
+            return nil
+        }
+    }
+
+    /// Replaces the text of an input.
+    func type(_ text: String, into element: String) async throws {
+        _ = try await call("POST", "/element/\(element)/clear", [:])
+        _ = try await call("POST", "/element/\(element)/value", ["text": text])
+    }
+
+    /// Clicks an element (and waits for a navigation it starts).
+    func click(_ element: String) async throws {
+        _ = try await call("POST", "/element/\(element)/click", [:])
+    }
+
+    /// The text of the page body.
+    func bodyText() async throws -> String {
+        guard let body = try await element("body") else { return "" }
+        return try await callValue("GET", "/element/\(body)/text") as? String ?? ""
+    }
+
+    /// Closes the browser window and ends the session.
+    func delete() async {
+        _ = try? await WebDriverHTTP.call(endpoint, "DELETE", "/session/\(id)")
+    }
+
+    private func call(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
+        try await WebDriverHTTP.call(endpoint, method, "/session/\(id)\(path)", body)
+    }
+
+    private func callValue(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Any? {
+        let data = try await WebDriverHTTP.raw(endpoint, method, "/session/\(id)\(path)", body)
+        return data["value"] ?? nil
+    }
+}
+
+/// The JSON transport of WebDriver, over a plain socket: chromedriver writes headers without a space after the
+/// colon (`Content-Length:249`), which the Linux URLSession cannot parse.
+enum WebDriverHTTP {
+    /// Calls a command and returns its `value` object.
+    static func call(_ endpoint: URL, _ method: String, _ path: String,
+                     _ body: [String: Any]? = nil) async throws -> [String: Any] {
+        let object = try await raw(endpoint, method, path, body)
+        return (object["value"] ?? nil) as? [String: Any] ?? [:]
+    }
+
+    /// Calls a command and returns the whole answer; WebDriver errors are thrown.
+    static func raw(_ endpoint: URL, _ method: String, _ path: String,
+                    _ body: [String: Any]? = nil) async throws -> [String: Any?] {
+        let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(endpoint.port ?? 0)\r\nConnection: close\r\n"
+        if body != nil {
+            request += "Content-Type: application/json; charset=utf-8\r\nContent-Length: \(payload.count)\r\n"
+        }
+        request += "\r\n" + String(decoding: payload, as: UTF8.self)
+        guard let connection = await RawConnection.connect(port: endpoint.port ?? 0) else {
+            throw WebDriverError(description: "\(method) \(path): cannot connect to chromedriver")
+        }
+        defer { connection.close() }
+        await connection.send(request)
+        let answer = await connection.readResponse(timeout: 120)
+        let parts = answer.components(separatedBy: "\r\n\r\n")
+        let status = statusCode(answer) ?? 0
+        let bodyText = parts.dropFirst().joined(separator: "\r\n\r\n")
+        let object = (try? JSONSerialization.jsonObject(with: Data(bodyText.utf8))) as? [String: Any] ?? [:]
+        if status != 200 {
+            let value = object["value"] as? [String: Any]
+            let error = value?["error"] as? String ?? "HTTP \(status)"
+            let message = (value?["message"] as? String).map { String($0.prefix(300)) } ?? ""
+            throw WebDriverError(description: "\(method) \(path): \(error) \(message)")
+        }
+        return object.mapValues { Optional($0) }
+    }
+}
