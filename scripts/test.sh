@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the package:
-#   1. the Swift test suites (library, emulator, seed compatibility), which also drive Microsoft's MSAL for
-#      Python as the token-cache peer;
+#   1. the Swift test suites (library, emulator, loopback listener, real-Chromium sign-in, `msal` tool, seed
+#      compatibility), which also drive Microsoft's MSAL for Python as the token-cache peer;
 #   2. the emulator fidelity suite: MSAL for Python's real flows against `msal emulator` over HTTPS.
 # It installs what it needs itself: the Python peer (msal, pytest) into .venv, and on Debian Chromium and
 # chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test.
@@ -33,11 +33,10 @@ install_browser() {
         || { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null \
              && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null; }
 }
-if install_browser; then
-    export MSAL_BROWSER_TESTS_REQUIRED=1
-else
-    echo "warning: chromium/chromedriver unavailable; the Chromium end-to-end test will be skipped" >&2
+if ! install_browser; then
+    echo "error: chromium and chromium-driver could not be installed; the Chromium end-to-end test will fail" >&2
 fi
+export MSAL_BROWSER_TESTS_REQUIRED=1
 
 swift build --build-tests
 swift test --skip-build "$@"
