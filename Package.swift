@@ -106,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALTests",
-            dependencies: ["MSAL", "MSALEmulator"],
+            dependencies: ["MSAL", "MSALEmulator", "MSALSamples"],
             swiftSettings: swiftSettings
         ),
         // The `msal` tool through its built binary, and the examples' logic.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MSAL
 import MSALEmulator
+import MSALSamples
 
 /// The library's flows against the identity platform emulator, a real HTTP server on 127.0.0.1.
 @Suite("Flows against the emulator", .serialized)
@@ -21,7 +22,7 @@ struct EmulatorFlowTests {
 
     func interactive(_ scopes: [String]) -> MSALInteractiveTokenParameters {
         let webview = MSALWebviewParameters()
-        webview.webAuthenticator = AutoApprovingAuthenticator()
+        webview.webAuthenticator = EmulatorAutoApproveAuthenticator()
         return MSALInteractiveTokenParameters(scopes: scopes, webviewParameters: webview)
     }
 

@@ -18,19 +18,6 @@ final class CountingHTTPClient: MSALHTTPClient, @unchecked Sendable {
     }
 }
 
-/// Plays the browser against the emulator's authorize endpoint with auto-approval: one GET, no redirects
-/// followed; the answer's `Location` is the redirect to the application.
-struct AutoApprovingAuthenticator: MSALWebAuthenticator {
-    func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
-        let url = try request.authorizationURL(request.redirectUri)
-        let (status, headers, _) = try await NoRedirectFetcher.fetch(url)
-        guard (300..<400).contains(status), let location = headers["location"], let target = URL(string: location) else {
-            throw MSALErrorInfo.internal(.internalErrorUnexpected, "The emulator did not redirect (HTTP \(status)).")
-        }
-        return MSALWebAuthenticationResponse(redirectUri: request.redirectUri, callbackURL: target)
-    }
-}
-
 /// GETs a URL without following redirects.
 enum NoRedirectFetcher {
     final class Delegate: NSObject, URLSessionTaskDelegate, Sendable {
