@@ -3,7 +3,8 @@ import Foundation
 /// Entries of one section by key, plus an index by lowercased `home_account_id`.
 struct HomeIndexedEntries<Entry: CacheEntry> {
     private(set) var byKey: [String: Entry] = [:]
-    private var keysByHome: [String: [String]] = [:]
+    /// The entries of each account, so a per-account lookup hashes the account id once, not every entry key.
+    private var entriesByHome: [String: [Entry]] = [:]
 
     var count: Int { byKey.count }
 
@@ -12,10 +13,17 @@ struct HomeIndexedEntries<Entry: CacheEntry> {
     /// Inserts `entry`, replacing any entry with the same key.
     mutating func insert(_ entry: Entry) {
         if let old = byKey.updateValue(entry, forKey: entry.key) {
-            if old.homeKey == entry.homeKey { return }
-            removeFromHomeIndex(key: old.key, home: old.homeKey)
+            if old.homeKey == entry.homeKey {
+                let key = entry.key
+                if let index = entriesByHome[entry.homeKey]?.firstIndex(where: { $0.key == key }) {
+                    entriesByHome[entry.homeKey]![index] = entry
+                    return
+                }
+            } else {
+                removeFromHomeIndex(key: old.key, home: old.homeKey)
+            }
         }
-        keysByHome[entry.homeKey, default: []].append(entry.key)
+        entriesByHome[entry.homeKey, default: []].append(entry)
     }
 
     @discardableResult
@@ -27,8 +35,7 @@ struct HomeIndexedEntries<Entry: CacheEntry> {
 
     /// The entries of one account; `homeKey` must be lowercased.
     func entries(homeKey: String) -> [Entry] {
-        guard let keys = keysByHome[homeKey] else { return [] }
-        return keys.compactMap { byKey[$0] }
+        entriesByHome[homeKey] ?? []
     }
 
     var all: Dictionary<String, Entry>.Values { byKey.values }
@@ -36,9 +43,9 @@ struct HomeIndexedEntries<Entry: CacheEntry> {
     mutating func reserve(_ count: Int) { byKey.reserveCapacity(count) }
 
     private mutating func removeFromHomeIndex(key: String, home: String) {
-        guard var keys = keysByHome[home] else { return }
-        keys.removeAll { $0 == key }
-        keysByHome[home] = keys.isEmpty ? nil : keys
+        guard var entries = entriesByHome[home] else { return }
+        entries.removeAll { $0.key == key }
+        entriesByHome[home] = entries.isEmpty ? nil : entries
     }
 }
 
