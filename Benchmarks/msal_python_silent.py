@@ -5,6 +5,9 @@ sign-in writes), writes it to FILE (which `msal-bench silent --cache FILE` can l
 acquire_token_silent cache hits, serialize() and deserialize(). Prints one JSON object.
 
 Usage: msal_python_silent.py ACCOUNTS TOKENS ITERATIONS FILE [--wide-targets]
+       msal_python_silent.py --load FILE ITERATIONS
+           times hits on a cache another SDK wrote (for example `msal-bench silent --write-cache FILE`),
+           asking for the first scope of every cached access token's target.
 """
 import base64
 import json
@@ -103,5 +106,40 @@ def main():
     }))
 
 
+def load_and_time(path, iterations):
+    with open(path) as f:
+        text = f.read()
+    start = time.perf_counter_ns()
+    cache = msal.SerializableTokenCache()
+    cache.deserialize(text)
+    load_ms = (time.perf_counter_ns() - start) / 1e6
+    document = json.loads(text)
+    ats = list(document["AccessToken"].values())
+    client, realm, host = ats[0]["client_id"], ats[0]["realm"], ats[0]["environment"]
+    http = OfflineHttp()
+    app = msal.PublicClientApplication(client, authority="https://%s/%s" % (host, realm), token_cache=cache,
+                                       http_client=http, instance_discovery=False)
+    by_home = {a["home_account_id"]: a for a in app.get_accounts()}
+    targets = [(at["home_account_id"], [at["target"].split()[0]]) for at in ats
+               if at["client_id"] == client and at["home_account_id"] in by_home]
+    rng = random.Random(42)
+    samples = []
+    for _ in range(iterations):
+        home, scopes = targets[rng.randrange(len(targets))]
+        start = time.perf_counter_ns()
+        result = app.acquire_token_silent(scopes, account=by_home[home])
+        samples.append(time.perf_counter_ns() - start)
+        assert result and result.get("token_source") == "cache", result
+    samples.sort()
+    print(json.dumps({
+        "sdk": "msal-python " + msal.__version__, "file": path, "access_tokens": len(targets), "iterations": iterations,
+        "p50_us": samples[len(samples) // 2] / 1000, "p99_us": samples[len(samples) * 99 // 100] / 1000,
+        "load_ms": load_ms, "network_requests_during_hits": http.posts,
+    }))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--load":
+        load_and_time(sys.argv[2], int(sys.argv[3]))
+    else:
+        main()

@@ -27,6 +27,8 @@ struct SilentBenchmark: AsyncParsableCommand {
     @Option(help: "Silent calls to time.") var iterations = 100_000
     @Flag(help: "Store targets wider than the requested scopes, as Entra returns them.") var wideTargets = false
     @Option(help: "Load this unified cache file instead of building one.") var cache: String?
+    @Option(help: "Write the cache the benchmark ran on to this file (to time another SDK on the same data).")
+    var writeCache: String?
     @Flag(help: "Print one JSON object.") var json = false
 
     func validate() throws {
@@ -44,6 +46,9 @@ struct SilentBenchmark: AsyncParsableCommand {
             setup = try await BenchSetup.build(accounts: accounts, tokensPerAccount: tokensPerAccount, wideTargets: wideTargets)
         }
         let buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - buildStart.uptimeNanoseconds) / 1e9
+        if let writeCache {
+            try setup.cacheData.write(to: URL(fileURLWithPath: writeCache))
+        }
 
         let requestsBefore = setup.provider.requestCount
         var samples = [UInt64]()
@@ -92,6 +97,10 @@ struct SilentBenchmark: AsyncParsableCommand {
             "cache_bytes": setup.cacheData.count,
             "save_ms": io.saveMilliseconds,
             "load_ms": io.loadMilliseconds,
+            "load_read_ms": io.readMilliseconds,
+            "load_parse_ms": io.parseMilliseconds,
+            "save_serialize_ms": io.serializeMilliseconds,
+            "save_write_ms": io.writeMilliseconds,
             "build_s": buildSeconds,
         ]
         if json {

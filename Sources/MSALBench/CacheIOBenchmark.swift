@@ -3,27 +3,40 @@ import MSAL
 
 /// Times cache serialization + atomic write, and read + parse, of a unified cache document.
 enum CacheIOBenchmark {
-    struct Figures { var saveMilliseconds: Double; var loadMilliseconds: Double }
+    struct Figures {
+        var saveMilliseconds: Double
+        var loadMilliseconds: Double
+        /// The parts: reading the file, parsing and indexing, serializing, and the atomic write (with fsync).
+        var readMilliseconds: Double
+        var parseMilliseconds: Double
+        var serializeMilliseconds: Double
+        var writeMilliseconds: Double
+    }
 
     static func measure(_ data: Data, rounds: Int = 7) throws -> Figures {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let storage = MSALFileTokenCacheStorage(fileURL: directory.appendingPathComponent("cache.json"))
         _ = try storage.write(data)
-        var loads: [Double] = []
-        var saves: [Double] = []
+        var reads: [Double] = [], parses: [Double] = [], serializes: [Double] = [], writes: [Double] = []
         for _ in 0..<rounds {
-            let loadStart = DispatchTime.now().uptimeNanoseconds
+            let readStart = DispatchTime.now().uptimeNanoseconds
             guard let read = try storage.read() else { throw BenchError("the cache file vanished") }
+            let parseStart = DispatchTime.now().uptimeNanoseconds
             let document = try MSALCacheCodec.parse(read.data)
-            loads.append(Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e6)
-
-            let saveStart = DispatchTime.now().uptimeNanoseconds
+            let serializeStart = DispatchTime.now().uptimeNanoseconds
             let serialized = MSALCacheCodec.serialize(document)
+            let writeStart = DispatchTime.now().uptimeNanoseconds
             _ = try storage.write(serialized)
-            saves.append(Double(DispatchTime.now().uptimeNanoseconds - saveStart) / 1e6)
+            let end = DispatchTime.now().uptimeNanoseconds
+            reads.append(Double(parseStart - readStart) / 1e6)
+            parses.append(Double(serializeStart - parseStart) / 1e6)
+            serializes.append(Double(writeStart - serializeStart) / 1e6)
+            writes.append(Double(end - writeStart) / 1e6)
         }
-        return Figures(saveMilliseconds: median(saves), loadMilliseconds: median(loads))
+        let (read, parse, serialize, write) = (median(reads), median(parses), median(serializes), median(writes))
+        return Figures(saveMilliseconds: serialize + write, loadMilliseconds: read + parse, readMilliseconds: read,
+                       parseMilliseconds: parse, serializeMilliseconds: serialize, writeMilliseconds: write)
     }
 
     private static func median(_ values: [Double]) -> Double {

@@ -81,19 +81,29 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Self.failure("read the status of the token cache file", errno) }
-        var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0) + 1)
+        // Read straight into one malloc'd buffer that the Data then owns: no zero-filling, no copy.
+        var capacity = max(Int(info.st_size), 0) + 1
+        guard var buffer = malloc(capacity) else { throw Self.failure("allocate memory for the token cache file", ENOMEM) }
         var filled = 0
         while true {
-            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096))) }
-            let n = bytes.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if filled == capacity {
+                capacity = max(capacity * 2, 4096)
+                guard let grown = realloc(buffer, capacity) else {
+                    free(buffer)
+                    throw Self.failure("allocate memory for the token cache file", ENOMEM)
+                }
+                buffer = grown
+            }
+            let n = posixRead(fd, buffer + filled, capacity - filled)
             if n < 0 {
                 if errno == EINTR { continue }
+                free(buffer)
                 throw Self.failure("read the token cache file", errno)
             }
             if n == 0 { break }
             filled += n
         }
-        return (Data(bytes[0..<filled]), Self.version(info))
+        return (Data(bytesNoCopy: buffer, count: filled, deallocator: .free), Self.version(info))
     }
 
     /// Writes `data` to a temporary file (mode 0600) in the same directory, flushes it and renames it over
