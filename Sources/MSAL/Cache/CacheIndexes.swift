@@ -1,18 +1,37 @@
 import Foundation
 
+/// An entry key with its hash computed once: growing the table rehashes an integer instead of a long
+/// key, and a probe that meets another key is usually rejected by comparing hashes.
+struct HashedKey: Hashable {
+    let string: String
+    let hash: Int
+
+    @inline(__always)
+    init(_ string: String) {
+        self.string = string
+        hash = string.hashValue
+    }
+
+    @inline(__always)
+    static func == (lhs: HashedKey, rhs: HashedKey) -> Bool { lhs.hash == rhs.hash && lhs.string == rhs.string }
+
+    @inline(__always)
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+}
+
 /// Entries of one section by key, plus an index by lowercased `home_account_id`.
 struct HomeIndexedEntries<Entry: CacheEntry> {
-    private(set) var byKey: [String: Entry] = [:]
+    private(set) var byKey: [HashedKey: Entry] = [:]
     /// The entries of each account, so a per-account lookup hashes the account id once, not every entry key.
     private var entriesByHome: [String: [Entry]] = [:]
 
     var count: Int { byKey.count }
 
-    subscript(key: String) -> Entry? { byKey[key] }
+    subscript(key: String) -> Entry? { byKey[HashedKey(key)] }
 
     /// Inserts `entry`, replacing any entry with the same key.
     mutating func insert(_ entry: Entry) {
-        if let old = byKey.updateValue(entry, forKey: entry.key) {
+        if let old = byKey.updateValue(entry, forKey: HashedKey(entry.key)) {
             if old.homeKey == entry.homeKey {
                 let key = entry.key
                 if let index = entriesByHome[entry.homeKey]?.firstIndex(where: { $0.key == key }) {
@@ -28,7 +47,7 @@ struct HomeIndexedEntries<Entry: CacheEntry> {
 
     @discardableResult
     mutating func remove(key: String) -> Entry? {
-        guard let old = byKey.removeValue(forKey: key) else { return nil }
+        guard let old = byKey.removeValue(forKey: HashedKey(key)) else { return nil }
         removeFromHomeIndex(key: key, home: old.homeKey)
         return old
     }
@@ -38,7 +57,7 @@ struct HomeIndexedEntries<Entry: CacheEntry> {
         entriesByHome[homeKey] ?? []
     }
 
-    var all: Dictionary<String, Entry>.Values { byKey.values }
+    var all: Dictionary<HashedKey, Entry>.Values { byKey.values }
 
     mutating func reserve(_ count: Int) { byKey.reserveCapacity(count) }
 

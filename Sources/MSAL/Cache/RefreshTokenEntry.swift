@@ -4,20 +4,60 @@ import Foundation
 ///
 /// Unknown fields are kept in ``extraFields``. `description` never shows the secret.
 struct RefreshTokenEntry: CacheEntry {
-    let key: String
-    let credentialType: String
-    let secret: String
-    let homeAccountId: String
-    let environment: String
-    let clientId: String
-    let target: String?
-    let lastModificationTimeValue: CacheTimestamp?
-    let familyId: String?
-    let extraFields: [String: JSONValue]
+    /// The fields, in one reference: copying an entry (into indexes, results, sorts) is a single retain.
+    private final class Storage: Sendable {
+        let key: String
+        let credentialType: String
+        let secret: String
+        let homeAccountId: String
+        let environment: String
+        let clientId: String
+        let target: String?
+        let lastModificationTimeValue: CacheTimestamp?
+        let familyId: String?
+        let extraFields: [String: JSONValue]
+        let homeKey: String
+        let environmentKey: String
+        let clientKey: String
 
-    let homeKey: String
-    let environmentKey: String
-    let clientKey: String
+        init(
+            key: String, credentialType: String, secret: String, homeAccountId: String, environment: String,
+            clientId: String, target: String?, lastModificationTimeValue: CacheTimestamp?, familyId: String?,
+            extraFields: [String: JSONValue]
+        ) {
+            self.key = key
+            self.credentialType = credentialType
+            self.secret = secret
+            self.homeAccountId = homeAccountId
+            self.environment = environment
+            self.clientId = clientId
+            self.target = target
+            self.lastModificationTimeValue = lastModificationTimeValue
+            self.familyId = familyId
+            self.extraFields = extraFields
+            self.homeKey = CacheStrings.lower(homeAccountId)
+            self.environmentKey = CacheStrings.lower(environment)
+            self.clientKey = CacheStrings.lower(clientId)
+        }
+    }
+
+    private let storage: Storage
+
+    var key: String { storage.key }
+    var credentialType: String { storage.credentialType }
+    var secret: String { storage.secret }
+    var homeAccountId: String { storage.homeAccountId }
+    var environment: String { storage.environment }
+    var clientId: String { storage.clientId }
+    var target: String? { storage.target }
+    var lastModificationTimeValue: CacheTimestamp? { storage.lastModificationTimeValue }
+    var familyId: String? { storage.familyId }
+    /// Fields this type does not model, as read.
+    var extraFields: [String: JSONValue] { storage.extraFields }
+
+    var homeKey: String { storage.homeKey }
+    var environmentKey: String { storage.environmentKey }
+    var clientKey: String { storage.clientKey }
 
     var lastModificationTime: Date? { lastModificationTimeValue?.date }
 
@@ -31,19 +71,11 @@ struct RefreshTokenEntry: CacheEntry {
         lastModificationTime: CacheTimestamp?, familyId: String?, extraFields: [String: JSONValue] = [:],
         key: String? = nil, credentialType: String = "RefreshToken"
     ) {
-        self.key = key ?? Self.pythonKey(homeAccountId: homeAccountId, environment: environment, clientId: clientId, target: target)
-        self.credentialType = credentialType
-        self.secret = secret
-        self.homeAccountId = homeAccountId
-        self.environment = environment
-        self.clientId = clientId
-        self.target = target
-        self.lastModificationTimeValue = lastModificationTime
-        self.familyId = familyId
-        self.extraFields = extraFields
-        self.homeKey = CacheStrings.lower(homeAccountId)
-        self.environmentKey = CacheStrings.lower(environment)
-        self.clientKey = CacheStrings.lower(clientId)
+        storage = Storage(
+            key: key ?? Self.pythonKey(homeAccountId: homeAccountId, environment: environment, clientId: clientId, target: target),
+            credentialType: credentialType, secret: secret, homeAccountId: homeAccountId, environment: environment,
+            clientId: clientId, target: target, lastModificationTimeValue: lastModificationTime, familyId: familyId,
+            extraFields: extraFields)
     }
 
     init(key: String, fields: RawEntryFields) throws {
