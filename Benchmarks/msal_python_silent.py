@@ -47,6 +47,21 @@ class OfflineHttp:
         pass
 
 
+def time_hits(app, by_home, targets, iterations):
+    """Times `iterations` silent calls for random (home account id, scopes) targets; each must be a cache hit.
+    Returns the sorted durations in nanoseconds."""
+    rng = random.Random(42)
+    samples = []
+    for _ in range(iterations):
+        home, scopes = targets[rng.randrange(len(targets))]
+        start = time.perf_counter_ns()
+        result = app.acquire_token_silent(scopes, account=by_home[home])
+        samples.append(time.perf_counter_ns() - start)
+        assert result and result.get("token_source") == "cache", result
+    samples.sort()
+    return samples
+
+
 def main():
     accounts, tokens, iterations, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     wide = "--wide-targets" in sys.argv
@@ -78,15 +93,7 @@ def main():
     app = msal.PublicClientApplication(CLIENT, authority="https://%s/%s" % (HOST, TENANT), token_cache=cache,
                                        http_client=http, instance_discovery=False)
     by_home = {a["home_account_id"]: a for a in app.get_accounts()}
-    rng = random.Random(42)
-    samples = []
-    for _ in range(iterations):
-        home, scopes = targets[rng.randrange(len(targets))]
-        start = time.perf_counter_ns()
-        result = app.acquire_token_silent(scopes, account=by_home[home])
-        samples.append(time.perf_counter_ns() - start)
-        assert result and result.get("token_source") == "cache", result
-    samples.sort()
+    samples = time_hits(app, by_home, targets, iterations)
 
     start = time.perf_counter_ns()
     text = cache.serialize()
@@ -122,15 +129,7 @@ def load_and_time(path, iterations):
     by_home = {a["home_account_id"]: a for a in app.get_accounts()}
     targets = [(at["home_account_id"], [at["target"].split()[0]]) for at in ats
                if at["client_id"] == client and at["home_account_id"] in by_home]
-    rng = random.Random(42)
-    samples = []
-    for _ in range(iterations):
-        home, scopes = targets[rng.randrange(len(targets))]
-        start = time.perf_counter_ns()
-        result = app.acquire_token_silent(scopes, account=by_home[home])
-        samples.append(time.perf_counter_ns() - start)
-        assert result and result.get("token_source") == "cache", result
-    samples.sort()
+    samples = time_hits(app, by_home, targets, iterations)
     print(json.dumps({
         "sdk": "msal-python " + msal.__version__, "file": path, "access_tokens": len(targets), "iterations": iterations,
         "p50_us": samples[len(samples) // 2] / 1000, "p99_us": samples[len(samples) * 99 // 100] / 1000,
