@@ -73,20 +73,24 @@ struct TokenEndpointClient: Sendable {
         let request = MSALHTTPRequest(method: "POST", url: endpoint, headers: headers,
                                       body: Data(FormEncoding.encode(parameters).utf8), timeout: context.timeout)
         var attempt = 0
+        /// Waits and counts an attempt when another one is allowed.
+        func mayRetry(_ reason: String) async throws -> Bool {
+            guard attempt < context.retryCount else { return false }
+            attempt += 1
+            context.log.warning("\(reason); retrying (attempt \(attempt + 1)).")
+            try await Task.sleep(nanoseconds: UInt64(context.retryInterval * 1_000_000_000))
+            return true
+        }
         while true {
             let response: MSALHTTPResponse
             do {
                 response = try await context.http.send(request)
             } catch let error as MSALErrorInfo {
                 throw error
+            } catch is CancellationError {
+                throw CancellationError()
             } catch {
-                if attempt < context.retryCount, !(error is CancellationError) {
-                    attempt += 1
-                    context.log.warning("Token request failed to reach the server; retrying (attempt \(attempt + 1)).")
-                    try await Task.sleep(nanoseconds: UInt64(context.retryInterval * 1_000_000_000))
-                    continue
-                }
-                if error is CancellationError { throw error }
+                if try await mayRetry("Token request failed to reach the server") { continue }
                 throw MSALErrorInfo(.serverError, internalCode: nil,
                                     description: "The token endpoint could not be reached: \(Self.describe(error)).",
                                     correlationId: context.correlationId, underlyingError: error as NSError)
@@ -102,12 +106,7 @@ struct TokenEndpointClient: Sendable {
                 throw error
             }
             if response.statusCode >= 500 {
-                if attempt < context.retryCount {
-                    attempt += 1
-                    context.log.warning("The token endpoint answered HTTP \(response.statusCode); retrying (attempt \(attempt + 1)).")
-                    try await Task.sleep(nanoseconds: UInt64(context.retryInterval * 1_000_000_000))
-                    continue
-                }
+                if try await mayRetry("The token endpoint answered HTTP \(response.statusCode)") { continue }
                 throw errorFor(response)
             }
             return response
