@@ -32,6 +32,11 @@ extension ClientEngine {
         let client = TokenEndpointClient(context: context)
         let claims = ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: nil)
             .flatMap { merged in request.claims.map { mergeClaims(merged, $0) } ?? merged } ?? request.claims
+        let scope = Scopes.requestParameter(request.scopes)
+        let extraParameters = settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
+            .sorted(by: { $0.key < $1.key })
+        let throttleKey = [resolved.metadata.tokenEndpoint.absoluteString, settings.clientId, homeAccountId,
+                           scope.lowercased()].joined(separator: "|")
         var lastError: (any Error)?
         for candidate in candidates {
             var parameters: [(String, String)] = [
@@ -39,15 +44,12 @@ extension ClientEngine {
                 ("grant_type", "refresh_token"),
                 ("client_info", "1"),
                 ("refresh_token", candidate.secret),
-                ("scope", Scopes.requestParameter(request.scopes)),
+                ("scope", scope),
             ]
             if let claims { parameters.append(("claims", claims)) }
-            for (name, value) in settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
-                .sorted(by: { $0.key < $1.key }) where !parameters.contains(where: { $0.0 == name }) {
+            for (name, value) in extraParameters where !parameters.contains(where: { $0.0 == name }) {
                 parameters.append((name, value))
             }
-            let throttleKey = [resolved.metadata.tokenEndpoint.absoluteString, settings.clientId, homeAccountId,
-                               Scopes.requestParameter(request.scopes).lowercased()].joined(separator: "|")
             let response: TokenResponse
             do {
                 response = try await client.post(resolved.metadata.tokenEndpoint, parameters: parameters,
