@@ -69,7 +69,7 @@ enum Describe {
     static func signIn(_ result: MSALResult) -> [String: Any] {
         var object: [String: Any] = ["account": account(result.account), "scopes": result.scopes,
                                      "authority": result.authority.url.absoluteString]
-        if let expiresOn = result.expiresOn { object["expires_on"] = Int(expiresOn.timeIntervalSince1970) }
+        if let expiresOn = result.expiresOn { object["expires_on"] = ExternalNumber.clampedInteger(expiresOn.timeIntervalSince1970) }
         return object
     }
 }

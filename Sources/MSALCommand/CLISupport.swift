@@ -27,19 +27,19 @@ enum CLI {
     static func setUpLogging(verbose: Bool) {
         guard logging.setOnce() else { return }
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = verbose ? .debug : .error
-            return handler
+            TerminalLogHandler(label: label, logLevel: verbose ? .debug : .error)
         }
         MSALGlobalConfig.loggerConfig.logLevel = verbose ? .info : .error
     }
 
+    /// Writes a line to stdout, with control characters made visible (``TerminalText/safe(_:)``).
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((TerminalText.safe(text) + "\n").utf8))
     }
 
+    /// Writes a line to stderr, with control characters made visible (``TerminalText/safe(_:)``).
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.safe(text) + "\n").utf8))
     }
 
     /// Compact JSON (one line).
@@ -80,7 +80,11 @@ enum CLI {
             case .userCanceled:
                 return (text, CLIExit.signInNotCompleted)
             default:
-                if error.oauthError == "expired_token" { return (text, CLIExit.signInNotCompleted) }
+                // The user declined (access_denied on the authorization redirect, authorization_declined in the
+                // device code flow), or the device code ran out: the sign-in was not completed.
+                if ["access_denied", "authorization_declined", "expired_token"].contains(error.oauthError ?? "") {
+                    return (text, CLIExit.signInNotCompleted)
+                }
                 if let correlationId = error.correlationId { text += " [correlation id \(correlationId.uuidString)]" }
                 return (text, CLIExit.failure)
             }

@@ -66,7 +66,7 @@ struct LoginCommand: AsyncParsableCommand {
         return try await application.acquireTokenWithDeviceCode(with: parameters) { code in
             if json {
                 CLI.err(CLI.jsonLine(["user_code": code.userCode, "verification_uri": code.verificationURI.absoluteString,
-                                      "message": code.message, "expires_in": Int(code.expiresIn)]))
+                                      "message": code.message, "expires_in": ExternalNumber.clampedInteger(code.expiresIn)]))
             } else {
                 CLI.err(code.message)
                 countdown.start(until: code.expiresOn)
@@ -84,7 +84,7 @@ final class Countdown: @unchecked Sendable {
         guard isatty(STDERR_FILENO) == 1 else { return }
         let task = Task.detached {
             while !Task.isCancelled {
-                let remaining = max(0, Int(expiresOn.timeIntervalSinceNow))
+                let remaining = max(0, ExternalNumber.clampedInteger(expiresOn.timeIntervalSinceNow))
                 let text = String(format: "\rWaiting for sign-in; the code expires in %d:%02d ", remaining / 60, remaining % 60)
                 FileHandle.standardError.write(Data(text.utf8))
                 if remaining == 0 { break }

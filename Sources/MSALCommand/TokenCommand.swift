@@ -36,8 +36,8 @@ struct TokenCommand: AsyncParsableCommand {
                     "tenant_id": result.tenantProfile.tenantId ?? "",
                 ]
                 if let expiresOn = result.expiresOn {
-                    object["expires_on"] = Int(expiresOn.timeIntervalSince1970)
-                    object["expires_in"] = max(0, Int(expiresOn.timeIntervalSinceNow))
+                    object["expires_on"] = ExternalNumber.clampedInteger(expiresOn.timeIntervalSince1970)
+                    object["expires_in"] = max(0, ExternalNumber.clampedInteger(expiresOn.timeIntervalSinceNow))
                 }
                 CLI.out(CLI.jsonLine(object))
             } else {

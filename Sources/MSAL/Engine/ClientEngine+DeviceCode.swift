@@ -16,7 +16,7 @@ extension ClientEngine {
     static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
 
     static let realSleep: PollingSleep = { seconds in
-        try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+        try await Task.sleep(nanoseconds: ExternalNumber.nanoseconds(seconds))
     }
 
     /// The device code flow (RFC 8628): asks for a device code, hands it to `handler`, polls the token endpoint
@@ -47,7 +47,8 @@ extension ClientEngine {
         }
         guard (200..<300).contains(started.statusCode) else { throw client.errorFor(started) }
         let code = try MSALDeviceCode.parse(started.body, now: clock.now(), correlationId: correlationId)
-        log.info("Device code issued; waiting for the user to sign in (expires in \(Int(code.expiresIn)) s, interval \(Int(code.interval)) s).")
+        log.info("Device code issued; waiting for the user to sign in (expires in "
+            + "\(ExternalNumber.clampedInteger(code.expiresIn)) s, interval \(ExternalNumber.clampedInteger(code.interval)) s).")
         handler(code)
 
         let tokenParameters: [(String, String)] = [

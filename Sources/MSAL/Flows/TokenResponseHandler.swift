@@ -56,7 +56,8 @@ struct TokenResponseHandler: Sendable {
         }
         let realm = idToken?.tid ?? clientInfo?.utid ?? resolved.descriptor.tenant
         let granted = response.scopes ?? Scopes.requestParameter(requestedScopes).split(separator: " ").map(String.init)
-        let expiresIn = TimeInterval(response.expiresIn ?? 600)
+        // Lifetimes arrive bounded (ExternalNumber): finite, not negative, at most 10 years.
+        let expiresIn = response.expiresIn ?? 600
         let expiresOn = now.addingTimeInterval(expiresIn)
         let write = CacheTokenResponse(
             homeAccountId: homeAccountId,
@@ -68,8 +69,8 @@ struct TokenResponseHandler: Sendable {
             tokenType: "Bearer",
             cachedAt: now,
             expiresOn: expiresOn,
-            extendedExpiresOn: now.addingTimeInterval(TimeInterval(response.extExpiresIn ?? Int(expiresIn))),
-            refreshOn: response.refreshIn.map { now.addingTimeInterval(TimeInterval($0)) },
+            extendedExpiresOn: now.addingTimeInterval(response.extExpiresIn ?? expiresIn),
+            refreshOn: response.refreshIn.map { now.addingTimeInterval($0) },
             refreshToken: response.refreshToken,
             familyId: response.familyId,
             replacingRefreshTokenKey: replacingRefreshTokenKey,

@@ -78,7 +78,7 @@ struct TokenEndpointClient: Sendable {
             guard attempt < context.retryCount else { return false }
             attempt += 1
             context.log.warning("\(reason); retrying (attempt \(attempt + 1)).")
-            try await Task.sleep(nanoseconds: UInt64(context.retryInterval * 1_000_000_000))
+            try await Task.sleep(nanoseconds: ExternalNumber.nanoseconds(context.retryInterval))
             return true
         }
         while true {
@@ -102,7 +102,7 @@ struct TokenEndpointClient: Sendable {
                 if let throttleKey {
                     await context.throttle.block(throttleKey, until: context.clock.now().addingTimeInterval(delay), error: error)
                 }
-                context.log.warning("The token endpoint asked the client to back off for \(Int(delay)) s (HTTP \(response.statusCode)).")
+                context.log.warning("The token endpoint asked the client to back off for \(ExternalNumber.clampedInteger(delay)) s (HTTP \(response.statusCode)).")
                 throw error
             }
             if response.statusCode >= 500 {
@@ -132,15 +132,16 @@ struct TokenEndpointClient: Sendable {
         return error
     }
 
-    /// `Retry-After` as seconds from now (delta-seconds or an HTTP date).
+    /// `Retry-After` as seconds from now (delta-seconds or an HTTP date), bounded by ``ExternalNumber``; nil when
+    /// absent or unreadable.
     static func retryAfter(_ response: MSALHTTPResponse, now: Date) -> TimeInterval? {
         guard let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Double(value) { return max(0, seconds) }
+        if let seconds = ExternalNumber.retryAfterSeconds(value) { return seconds }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value).map { max(0, $0.timeIntervalSince(now)) }
+        return formatter.date(from: value).map { min(max(0, $0.timeIntervalSince(now)), ExternalNumber.maximumLifetime) }
     }
 
     private static func describe(_ error: any Error) -> String {

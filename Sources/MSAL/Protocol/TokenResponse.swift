@@ -5,12 +5,12 @@ import Foundation
 struct TokenResponse: Sendable {
     var accessToken: String?
     var tokenType: String
-    /// `expires_in`, in seconds.
-    var expiresIn: Int?
-    /// `ext_expires_in`, in seconds.
-    var extExpiresIn: Int?
-    /// `refresh_in`, in seconds.
-    var refreshIn: Int?
+    /// `expires_in`, in seconds (at most ``ExternalNumber/maximumLifetime``).
+    var expiresIn: TimeInterval?
+    /// `ext_expires_in`, in seconds (at most ``ExternalNumber/maximumLifetime``).
+    var extExpiresIn: TimeInterval?
+    /// `refresh_in`, in seconds (at most ``ExternalNumber/maximumLifetime``).
+    var refreshIn: TimeInterval?
     /// `scope` split on spaces, original case.
     var scopes: [String]?
     var refreshToken: String?
@@ -19,7 +19,8 @@ struct TokenResponse: Sendable {
     /// `foci`: the family id.
     var familyId: String?
 
-    /// Parses a JSON token response body. Throws when the body is not a JSON object.
+    /// Parses a JSON token response body. Throws when the body is not a JSON object, or when a lifetime is not a
+    /// usable number (see ``ExternalNumber``).
     static func parse(_ body: Data, correlationId: UUID) throws -> TokenResponse {
         guard let object = JSONValue.parseObject(body) else {
             throw MSALErrorInfo.internal(.internalErrorInvalidResponse,
@@ -28,23 +29,19 @@ struct TokenResponse: Sendable {
         func string(_ key: String) -> String? {
             switch object[key] {
             case .string(let s)?: return s.isEmpty ? nil : s
-            case .number(let n)?: return String(Int(n))
+            case .number(let n)?: return ExternalNumber.integerText(n)
             default: return nil
             }
         }
-        func int(_ key: String) -> Int? {
-            switch object[key] {
-            case .number(let n)?: return n.isFinite ? Int(n) : nil
-            case .string(let s)?: return Int(s) ?? Double(s).flatMap { $0.isFinite ? Int($0) : nil }
-            default: return nil
-            }
+        func seconds(_ key: String) throws -> TimeInterval? {
+            try ExternalNumber.lifetime(object[key], field: key, in: "the token response", correlationId: correlationId)
         }
         return TokenResponse(
             accessToken: string("access_token"),
             tokenType: string("token_type") ?? "Bearer",
-            expiresIn: int("expires_in"),
-            extExpiresIn: int("ext_expires_in"),
-            refreshIn: int("refresh_in"),
+            expiresIn: try seconds("expires_in"),
+            extExpiresIn: try seconds("ext_expires_in"),
+            refreshIn: try seconds("refresh_in"),
             scopes: string("scope").map { $0.split(separator: " ").map(String.init) },
             refreshToken: string("refresh_token"),
             idToken: string("id_token"),
@@ -80,7 +77,7 @@ struct OAuthErrorBody: Sendable {
             return nil
         }
         let codes: [String] = object["error_codes"]?.arrayValue?.compactMap { value in
-            if let n = value.doubleValue, n.isFinite { return String(Int(n)) }
+            if case .number(let n) = value { return ExternalNumber.integerText(n) }
             return value.stringValue
         } ?? []
         return OAuthErrorBody(error: error,

@@ -58,11 +58,13 @@ public final class MSALDeviceCode: Sendable, CustomStringConvertible {
     /// The user code, verification URI and expiry; never the device code.
     public var description: String {
         "MSALDeviceCode(userCode: \(userCode), verificationURI: \(verificationURI.absoluteString), "
-            + "expiresOn: \(expiresOn), interval: \(Int(interval)))"
+            + "expiresOn: \(expiresOn), interval: \(ExternalNumber.clampedInteger(interval)))"
     }
 
     /// Reads a device authorization response (RFC 8628 §3.2). `verification_url` (Entra's v1 spelling) is
-    /// accepted for `verification_uri`; `expires_in` defaults to 1800 s and `interval` to 5 s.
+    /// accepted for `verification_uri`; `expires_in` defaults to 1800 s and `interval` to 5 s (at least 1 s).
+    /// `expires_in` and `interval` are numbers or numeric strings, not negative, and at most 10 years (longer
+    /// values are clamped); anything else is refused with ``MSALInternalError/internalErrorInvalidResponse``.
     static func parse(_ body: Data, now: Date, correlationId: UUID) throws -> MSALDeviceCode {
         guard let object = JSONValue.parseObject(body) else {
             throw MSALErrorInfo.internal(.internalErrorInvalidResponse, "The device authorization response is not a JSON object.",
@@ -77,8 +79,12 @@ public final class MSALDeviceCode: Sendable, CustomStringConvertible {
                                          "The device authorization response lacks device_code, user_code or verification_uri.",
                                          correlationId: correlationId)
         }
-        let expiresIn = number(object["expires_in"]).map { max(0, $0) } ?? 1800
-        let interval = number(object["interval"]) ?? DeviceCodePolling.defaultInterval
+        func seconds(_ key: String) throws -> TimeInterval? {
+            try ExternalNumber.lifetime(object[key], field: key, in: "the device authorization response",
+                                        correlationId: correlationId)
+        }
+        let expiresIn = try seconds("expires_in") ?? 1800
+        let interval = try seconds("interval") ?? DeviceCodePolling.defaultInterval
         let message = object["message"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             ?? "To sign in, use a web browser to open the page \(uriText) and enter the code \(userCode) to authenticate."
         return MSALDeviceCode(
@@ -86,12 +92,6 @@ public final class MSALDeviceCode: Sendable, CustomStringConvertible {
             verificationURIComplete: object["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:)),
             message: message, expiresIn: expiresIn, expiresOn: now.addingTimeInterval(expiresIn),
             interval: max(1, interval))
-    }
-
-    /// A JSON number, or a number sent as a string (some servers do).
-    private static func number(_ value: JSONValue?) -> TimeInterval? {
-        if let double = value?.doubleValue, double.isFinite { return double }
-        return value?.stringValue.flatMap(TimeInterval.init)
     }
 }
 

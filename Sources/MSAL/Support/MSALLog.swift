@@ -18,28 +18,37 @@ struct MSALLog: Sendable {
 
     func with(correlationId: UUID) -> MSALLog { MSALLog(correlationId: correlationId) }
 
-    func error(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.error, message(), pii()) }
-    func warning(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.warning, message(), pii()) }
-    func info(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.info, message(), pii()) }
-    func verbose(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.verbose, message(), pii()) }
+    func error(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.error, message, pii) }
+    func warning(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.warning, message, pii) }
+    func info(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.info, message, pii) }
+    func verbose(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.verbose, message, pii) }
 
-    private func log(_ level: MSALLogLevel, _ message: String, _ pii: String?) {
-        let config = MSALGlobalConfig.loggerConfig
-        guard level <= config.logLevel, level != .nothing else { return }
+    /// Builds the message only when someone receives it: the level is on in ``MSALGlobalConfig/loggerConfig`` and
+    /// a callback is set or swift-log's handler takes the level.
+    func log(_ level: MSALLogLevel, _ message: () -> String, _ pii: () -> String?,
+             config: MSALLoggerConfig = MSALGlobalConfig.loggerConfig) {
+        guard level != .nothing, level <= config.logLevel else { return }
+        let swiftLevel = Self.swiftLevel(level)
+        let callback = config.callback()
+        guard callback != nil || swiftLog.logLevel <= swiftLevel else { return }
         let showPII = config.logMaskingLevel != .settingsMaskAllPII
-        var text = message
-        if let pii { text += " " + (showPII ? pii : "(PII masked)") }
+        var text = message()
+        let personal = pii()
+        if let personal { text += " " + (showPII ? personal : "(PII masked)") }
         if let correlationId { text = "[\(correlationId.uuidString)] " + text }
-        if let callback = config.callback() {
-            callback(level, text, showPII && pii != nil)
-        }
-        let swiftLevel: Logger.Level
-        switch level {
-        case .error: swiftLevel = .error
-        case .warning: swiftLevel = .warning
-        case .info: swiftLevel = .debug
-        case .verbose, .nothing: swiftLevel = .trace
+        if let callback {
+            callback(level, text, showPII && personal != nil)
         }
         swiftLog.log(level: swiftLevel, "\(text)")
+    }
+
+    /// MSAL's levels in swift-log: errors and warnings as such, info as `debug`, verbose as `trace`.
+    private static func swiftLevel(_ level: MSALLogLevel) -> Logger.Level {
+        switch level {
+        case .error: return .error
+        case .warning: return .warning
+        case .info: return .debug
+        case .verbose, .nothing: return .trace
+        }
     }
 }

@@ -1,0 +1,132 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 that answers each request with what `handler` returns, one connection per
+/// request (`Connection: close`). For playing a hostile identity provider to the `msal` binary.
+final class HostileServer: @unchecked Sendable {
+    struct Request: Sendable {
+        var method: String
+        /// The path with its query.
+        var target: String
+        var body: String
+        var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
+    }
+
+    struct Response: Sendable {
+        var status: Int
+        var headers: [String: String] = [:]
+        var body: Data
+
+        static func json(_ status: Int, _ text: String) -> Response {
+            Response(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
+        }
+    }
+
+    typealias Handler = @Sendable (Request) -> Response
+
+    let port: UInt16
+    private let socketDescriptor: Int32
+    private let handler: Handler
+
+    /// `http://127.0.0.1:<port>`.
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    init(handler: @escaping Handler) throws {
+        self.handler = handler
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic -> Bool in
+                bind(descriptor, generic, length) == 0 && listen(descriptor, 16) == 0
+                    && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        socketDescriptor = descriptor
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// Stops accepting connections.
+    func stop() {
+        shutdown(socketDescriptor, Int32(SHUT_RDWR))
+        close(socketDescriptor)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(socketDescriptor, nil, nil)
+            if connection < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            Thread.detachNewThread { [self] in serve(connection) }
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        let separator = Data("\r\n\r\n".utf8)
+        var headEnd: Range<Data.Index>?
+        while headEnd == nil {
+            let count = read(connection, &buffer, buffer.count)
+            guard count > 0 else { return }
+            received.append(contentsOf: buffer[0..<count])
+            headEnd = received.range(of: separator)
+            if received.count > 1_000_000 { return }
+        }
+        guard let headEnd else { return }
+        let head = String(decoding: received[..<headEnd.lowerBound], as: UTF8.self)
+        let lines = head.components(separatedBy: "\r\n")
+        let requestLine = (lines.first ?? "").split(separator: " ")
+        guard requestLine.count >= 2 else { return }
+        var contentLength = 0
+        for line in lines.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "content-length" {
+                contentLength = Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0
+            }
+        }
+        var body = Data(received[headEnd.upperBound...])
+        while body.count < contentLength {
+            let count = read(connection, &buffer, buffer.count)
+            guard count > 0 else { return }
+            body.append(contentsOf: buffer[0..<count])
+        }
+        let request = Request(method: String(requestLine[0]), target: String(requestLine[1]),
+                              body: String(decoding: body, as: UTF8.self))
+        let response = handler(request)
+        var text = "HTTP/1.1 \(response.status) Status\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
+        for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
+        var output = Data((text + "\r\n").utf8)
+        output.append(response.body)
+        output.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(connection, raw.baseAddress! + offset, raw.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+}
