@@ -16,14 +16,15 @@ extension EmulatorCore {
             return EntraError(error: "invalid_instance", code: 50049, message: "Unknown or invalid instance.").response(request, clock: clock)
         }
         let tenant = url.pathComponents.dropFirst().first ?? "common"
-        let authority = endpointAuthority
+        // Cache entries are filed under the host name without the port, as MSAL for Python files them, so that
+        // every SDK sharing a cache file sees the same accounts.
         return .json([
-            "tenant_discovery_endpoint": "\(request.scheme)://\(authority)/\(tenant)/v2.0/.well-known/openid-configuration",
+            "tenant_discovery_endpoint": "\(request.scheme)://\(endpointAuthority)/\(tenant)/v2.0/.well-known/openid-configuration",
             "api-version": "1.1",
             "metadata": [
                 [
-                    "preferred_network": authority, "preferred_cache": authority,
-                    "aliases": Array(Set([authority, endpointHost])).sorted(),
+                    "preferred_network": endpointAuthority, "preferred_cache": endpointHost,
+                    "aliases": Array(Set([endpointAuthority, endpointHost])).sorted(),
                 ],
             ],
         ])

@@ -82,6 +82,9 @@ struct EmulatorResponder: HTTPResponder {
         if fault?.malformedBody == true {
             response.body = Data("{\"token_type\": \"Bearer\", \"access_tok".utf8)
         }
+        // The emulator's own clock (which tests may move ahead), as Entra's `Date` shows Entra's clock.
+        response.headers.removeAll { $0.0.lowercased() == "date" }
+        response.headers.append(("Date", HTTPDateFormat.imfFixdate(await core.now)))
         return Self.convert(response)
     }
 
@@ -96,5 +99,31 @@ struct EmulatorResponder: HTTPResponder {
             headers: fields,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body))
         )
+    }
+}
+
+/// Formats HTTP dates (RFC 9110 §5.6.7, IMF-fixdate).
+enum HTTPDateFormat {
+    private static let days = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`.
+    static func imfFixdate(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let dayNumber = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - dayNumber * 86_400
+        // Civil date from days since 1970-01-01 (proleptic Gregorian).
+        let z = dayNumber + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let weekday = days[((dayNumber % 7) + 7) % 7]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60)) GMT"
     }
 }

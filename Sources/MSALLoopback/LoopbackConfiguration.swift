@@ -8,6 +8,10 @@ public struct LoopbackConfiguration: Sendable {
     public var port: Int
     /// The loopback addresses to try, in order; the first that binds is used. Default IPv4 then IPv6.
     public var bindAddresses: [String]
+    /// Whether every address of ``bindAddresses`` must be bound on the same port (for `http://localhost`, which a
+    /// browser may resolve to either family): the listener then binds them all, or none, so that no other process
+    /// can take the other family's socket on that port. An address whose family the system lacks is skipped.
+    public var bindsEveryAddress: Bool
     /// The largest request (head and body) a client may send before it is answered 413 and disconnected.
     public var maxRequestBytes: Int
     /// How long one connection may take to send a complete request before it is closed.
@@ -24,16 +28,18 @@ public struct LoopbackConfiguration: Sendable {
     ///   - expectedState: the `state` sent in the authorization request.
     ///   - port: `0` (ephemeral) or the configured port of the redirect URI.
     ///   - bindAddresses: the loopback addresses to try in order.
+    ///   - bindsEveryAddress: bind all of `bindAddresses` on one port, or none (default false: the first that binds).
     ///   - maxRequestBytes: the request size limit (64 KiB by default).
     ///   - requestTimeout: the time limit for one connection to deliver its request (10 s by default).
     public init(path: String, expectedState: String, port: Int = 0,
-                bindAddresses: [String] = ["127.0.0.1", "::1"],
+                bindAddresses: [String] = ["127.0.0.1", "::1"], bindsEveryAddress: Bool = false,
                 maxRequestBytes: Int = 64 * 1024, requestTimeout: Duration = .seconds(10),
                 successPage: String = LoopbackPages.success, failurePage: String = LoopbackPages.failure) {
         self.path = path.isEmpty ? "/" : path
         self.expectedState = expectedState
         self.port = port
         self.bindAddresses = bindAddresses
+        self.bindsEveryAddress = bindsEveryAddress
         self.maxRequestBytes = maxRequestBytes
         self.requestTimeout = requestTimeout
         self.successPage = successPage

@@ -1,6 +1,13 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A loopback HTTP listener for the redirect of one interactive sign-in (RFC 8252 §7.3, §8.3, §8.9).
 ///
@@ -25,13 +32,18 @@ public final class LoopbackRedirectListener: Sendable {
     /// The configuration it listens with.
     public let configuration: LoopbackConfiguration
 
-    private let serverChannel: any Channel
+    /// Every loopback address the listener is bound to (several for ``LoopbackConfiguration/bindsEveryAddress``).
+    public let addresses: [String]
+
+    private let serverChannels: [any Channel]
+    private var serverChannel: any Channel { serverChannels[0] }
     private let state: LoopbackWaitState
 
-    private init(serverChannel: any Channel, address: String, port: Int, configuration: LoopbackConfiguration,
+    private init(serverChannels: [any Channel], addresses: [String], port: Int, configuration: LoopbackConfiguration,
                  state: LoopbackWaitState) {
-        self.serverChannel = serverChannel
-        self.address = address
+        self.serverChannels = serverChannels
+        self.addresses = addresses
+        self.address = addresses[0]
         self.port = port
         self.configuration = configuration
         self.state = state
@@ -41,6 +53,7 @@ public final class LoopbackRedirectListener: Sendable {
     ///
     /// - Throws: ``LoopbackListenerError/bindFailed(_:)`` when no address could be bound.
     public static func start(_ configuration: LoopbackConfiguration) async throws -> LoopbackRedirectListener {
+        if configuration.bindsEveryAddress { return try await startOnEveryAddress(configuration) }
         let state = LoopbackWaitState()
         var failures: [String] = []
         for address in configuration.bindAddresses {
@@ -53,13 +66,58 @@ public final class LoopbackRedirectListener: Sendable {
                     continue
                 }
                 state.whenFinished { channel.close(promise: nil) }
-                return LoopbackRedirectListener(serverChannel: channel, address: address, port: port,
+                return LoopbackRedirectListener(serverChannels: [channel], addresses: [address], port: port,
                                                 configuration: configuration, state: state)
             } catch {
                 failures.append("\(address): \(error)")
             }
         }
         throw LoopbackListenerError.bindFailed(failures)
+    }
+
+    /// Binds every configured address on one port. With an ephemeral port, a port that another process holds on
+    /// one of the addresses is given up and another is tried (a few times); with a fixed port that is a failure.
+    private static func startOnEveryAddress(_ configuration: LoopbackConfiguration) async throws -> LoopbackRedirectListener {
+        var failures: [String] = []
+        for _ in 0..<8 {
+            let state = LoopbackWaitState()
+            var channels: [any Channel] = []
+            var bound: [String] = []
+            var port = configuration.port
+            var retry = false
+            for address in configuration.bindAddresses {
+                do {
+                    let channel = try await bootstrap(configuration, state: state).bind(host: address, port: port).get()
+                    guard let local = channel.localAddress?.port else {
+                        try? await channel.close()
+                        throw LoopbackListenerError.bindFailed(["\(address): no local port"])
+                    }
+                    port = local
+                    channels.append(channel)
+                    bound.append(address)
+                } catch let error as IOError where !channels.isEmpty && Self.familyUnavailable(error.errnoCode) {
+                    failures.append("\(address): \(error) (skipped: the system lacks this address family)")
+                } catch {
+                    failures.append("\(address): \(error)")
+                    for channel in channels { try? await channel.close() }
+                    channels.removeAll()
+                    retry = configuration.port == 0 && !bound.isEmpty
+                    break
+                }
+            }
+            if let first = channels.first, let port = first.localAddress?.port {
+                for channel in channels { state.whenFinished { channel.close(promise: nil) } }
+                return LoopbackRedirectListener(serverChannels: channels, addresses: bound, port: port,
+                                                configuration: configuration, state: state)
+            }
+            if !retry { break }
+        }
+        throw LoopbackListenerError.bindFailed(failures)
+    }
+
+    /// Whether a bind failure means the address family is missing (no IPv6 on the machine), not that it is taken.
+    private static func familyUnavailable(_ code: CInt) -> Bool {
+        code == EAFNOSUPPORT || code == EADDRNOTAVAIL || code == EPROTONOSUPPORT
     }
 
     private static func bootstrap(_ configuration: LoopbackConfiguration, state: LoopbackWaitState) -> ServerBootstrap {
@@ -107,12 +165,12 @@ public final class LoopbackRedirectListener: Sendable {
     }
 
     /// Whether the listening port is still open.
-    public var isListening: Bool { serverChannel.isActive }
+    public var isListening: Bool { serverChannels.contains { $0.isActive } }
 
     /// Stops listening and closes every open connection. A pending wait ends with ``LoopbackListenerError/closed``.
     public func close() async {
         state.finish(.failure(LoopbackListenerError.closed))
-        try? await serverChannel.close()
+        for channel in serverChannels { try? await channel.close() }
         for connection in state.openConnections {
             try? await connection.close()
         }

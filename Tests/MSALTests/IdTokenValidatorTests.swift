@@ -56,12 +56,14 @@ struct IdTokenValidatorTests {
         #expect(IdTokenValidator.resolvedIssuer(templateIssuer, tid: "a/b") == nil)
     }
 
-    @Test("aud must contain the client id")
+    @Test("aud must contain the client id and no untrusted audience; azp must be the client")
     func audience() throws {
         #expect(failure(try token { $0["aud"] = "other-client" })?.hasPrefix("aud") == true)
         #expect(failure(try token { $0["aud"] = nil })?.hasPrefix("aud") == true)
-        let many = try token { $0["aud"] = ["other", "client-1"] }
-        try IdTokenValidator.validate(many, expectedIssuer: tenantIssuer, clientId: "client-1", nonce: "n-1", now: now)
+        #expect(failure(try token { $0["aud"] = ["other", "client-1"] })?.hasPrefix("aud") == true)
+        #expect(failure(try token { $0["azp"] = "other" })?.hasPrefix("azp") == true)
+        let listed = try token { $0["aud"] = ["client-1"]; $0["azp"] = "client-1" }
+        try IdTokenValidator.validate(listed, expectedIssuer: tenantIssuer, clientId: "client-1", nonce: "n-1", now: now)
     }
 
     @Test("exp is checked with the clock skew")

@@ -83,6 +83,12 @@ actor AuthorityResolver {
         }
         let metadata = try await fetchMetadata(authority, context: context)
         let host = authority.host
+        if authority.isLoopback {
+            // A loopback authority answers its own discovery: it names only itself, whatever it claims, so that a
+            // local server can never file its tokens under (or read those of) a real cloud.
+            return ResolvedAuthority(descriptor: authority, metadata: metadata, cacheEnvironment: host,
+                                     aliases: [host], preferredNetwork: host)
+        }
         var aliases = entry?.aliases ?? [host]
         if !aliases.contains(host) { aliases.insert(host, at: 0) }
         return ResolvedAuthority(descriptor: authority, metadata: metadata,
@@ -115,6 +121,11 @@ actor AuthorityResolver {
             error.oauthError = code
             throw error
         case .valid(let entries):
+            if authority.isLoopback {
+                // Self-answered: remember only that the host itself is valid, never the aliases it claims.
+                validatedHosts.insert(host)
+                return nil
+            }
             for entry in entries {
                 for alias in entry.aliases {
                     aliasGroups[alias] = entry
@@ -156,7 +167,7 @@ actor AuthorityResolver {
 }
 
 /// What every resolver request needs: the transport, the correlation id, the timeout.
-private struct RequestContext: Sendable {
+struct RequestContext: Sendable {
     var http: any MSALHTTPClient
     var correlationId: UUID
     var timeout: TimeInterval
@@ -177,6 +188,7 @@ private struct RequestContext: Sendable {
             throw MSALErrorInfo(.serverError, description: "\(what) to \(url.host ?? "the server") failed: the server could not be reached.",
                                 correlationId: correlationId, underlyingError: error)
         }
+        _ = try response.refusingRedirect(what, correlationId: correlationId)
         if response.statusCode >= 500 {
             var error = MSALErrorInfo(.serverError, description: "\(what) to \(url.host ?? "the server") answered HTTP \(response.statusCode).",
                                       correlationId: correlationId)

@@ -10,6 +10,8 @@ struct OpenIDMetadata: Sendable, Hashable {
     /// The issuer id tokens must carry. For Entra's `common` and `organizations` it holds `{tenantid}`.
     var issuer: String
     var jwksURI: URL?
+    /// `id_token_signing_alg_values_supported` (empty when absent).
+    var idTokenSigningAlgorithms: [String] = []
 
     /// Parses a discovery document. Every endpoint must be https (http only on a loopback host); the
     /// authorization and token endpoints and the issuer are required. Throws
@@ -41,6 +43,8 @@ struct OpenIDMetadata: Sendable, Hashable {
         self.deviceAuthorizationEndpoint = try endpoint("device_authorization_endpoint", required: false)
         self.endSessionEndpoint = try endpoint("end_session_endpoint", required: false)
         self.jwksURI = try endpoint("jwks_uri", required: false)
+        self.idTokenSigningAlgorithms = (object["id_token_signing_alg_values_supported"]?.arrayValue ?? [])
+            .prefix(32).compactMap(\.stringValue)
         self.issuer = issuer
     }
 

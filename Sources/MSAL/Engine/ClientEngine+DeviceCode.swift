@@ -87,7 +87,7 @@ extension ClientEngine {
                 action = machine.received(outcome, now: clock.now())
             case .succeed:
                 guard let response = lastResponse else { throw Self.cancelled(correlationId) }
-                return try redeemDeviceCodeResponse(response, authority: authority, resolved: resolved,
+                return try await redeemDeviceCodeResponse(response, authority: authority, resolved: resolved,
                                                     scopes: request.scopes, correlationId: correlationId)
             case .stop(let reason):
                 throw Self.stopError(reason, response: lastResponse, failure: lastFailure, client: client,
@@ -97,10 +97,14 @@ extension ClientEngine {
     }
 
     private func redeemDeviceCodeResponse(_ response: MSALHTTPResponse, authority: MSALAuthority, resolved: ResolvedAuthority,
-                                          scopes: [String], correlationId: UUID) throws -> MSALResult {
-        let tokenResponse = try TokenResponse.parse(response.body, correlationId: correlationId)
+                                          scopes: [String], correlationId: UUID) async throws -> MSALResult {
+        var tokenResponse = try TokenResponse.parse(response.body, correlationId: correlationId)
+        tokenResponse.serverDate = response.header("Date").flatMap(HTTPDate.parse)
         let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved, requestedScopes: scopes,
-                                           nonce: nil, knownHomeAccountId: nil, now: clock.now(), correlationId: correlationId)
+                                           nonce: nil, knownHomeAccountId: nil,
+                                           signature: try await signatureCheck(for: tokenResponse, resolved: resolved,
+                                                                               correlationId: correlationId),
+                                           requiresIdToken: true, now: clock.now(), correlationId: correlationId)
         let handled = try handler.handle(tokenResponse, accountSource: Self.deviceCodeGrant, replacingRefreshTokenKey: nil)
         let resultAuthority: MSALAuthority
         if authority.descriptor.kind == .aad, authority.descriptor.tenantKind != .specific {

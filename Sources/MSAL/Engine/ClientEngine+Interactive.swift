@@ -82,7 +82,9 @@ extension ClientEngine {
         let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved,
                                            requestedScopes: request.scopes + request.extraScopesToConsent,
                                            nonce: authorization.nonce, knownHomeAccountId: request.account?.identifier,
-                                           now: clock.now(), correlationId: correlationId)
+                                           signature: try await signatureCheck(for: tokenResponse, resolved: resolved,
+                                                                               correlationId: correlationId),
+                                           requiresIdToken: true, now: clock.now(), correlationId: correlationId)
         let handled = try handler.handle(tokenResponse, accountSource: "authorization_code", replacingRefreshTokenKey: nil)
         let resultAuthority: MSALAuthority
         if authority.descriptor.kind == .aad, authority.descriptor.tenantKind != .specific {
@@ -108,5 +110,16 @@ extension ClientEngine {
         if let username = account.username, !username.isEmpty { pairs.append(("logout_hint", username)) }
         for (key, value) in (extraQueryParameters ?? [:]).sorted(by: { $0.key < $1.key }) { pairs.append((key, value)) }
         return FormEncoding.url(endSession, adding: pairs)
+    }
+
+    /// How the id token of `response` (if any) is to be verified: the authority's signing keys, fetched through
+    /// the application's transport, or trust in TLS when the authority publishes no `jwks_uri`.
+    func signatureCheck(for response: TokenResponse, resolved: ResolvedAuthority,
+                        correlationId: UUID) async throws -> IdTokenSignatureCheck {
+        guard let raw = response.idToken, let token = try? IdToken(raw: raw) else { return .transport }
+        let context = RequestContext(http: http, correlationId: correlationId,
+                                     timeout: MSALGlobalConfig.httpConfig.timeoutIntervalForRequest)
+        return try await signingKeys.check(for: token, metadata: resolved.metadata, context: context, now: clock.now(),
+                                           log: MSALLog(correlationId: correlationId))
     }
 }

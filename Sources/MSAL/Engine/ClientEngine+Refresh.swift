@@ -62,9 +62,13 @@ extension ClientEngine {
             }
             let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved,
                                                requestedScopes: request.scopes, nonce: nil,
-                                               knownHomeAccountId: homeAccountId, now: clock.now(),
-                                               correlationId: correlationId)
+                                               knownHomeAccountId: homeAccountId,
+                                               signature: try await signatureCheck(for: response, resolved: resolved,
+                                                                                   correlationId: correlationId),
+                                               requiresIdToken: false, now: clock.now(), correlationId: correlationId)
             let handled = try handler.handle(response, accountSource: nil, replacingRefreshTokenKey: candidate.key)
+            try checkSameSubject(handled, homeAccountId: homeAccountId, environments: lookupEnvironments,
+                                 correlationId: correlationId)
             return try persistAndMakeResult(handled, authority: MSALAuthority.make(descriptor), knownAccount: account,
                                             correlationId: correlationId)
         }
@@ -96,6 +100,25 @@ extension ClientEngine {
             throw error
         }
         return result
+    }
+
+    /// OpenID Connect Core §12.2: a refreshed id token must name the user of the id token the account already
+    /// holds for that tenant (same `iss`, `sub` and `oid`); otherwise nothing is stored.
+    private func checkSameSubject(_ handled: HandledTokenResponse, homeAccountId: String, environments: [String],
+                                  correlationId: UUID) throws {
+        guard let current = handled.idToken else { return }
+        let previousRaw = try cache.read { document in
+            document.idToken(homeAccountId: homeAccountId, environments: environments, realm: handled.realm,
+                             clientId: settings.clientId)?.secret
+        }
+        guard let previousRaw, let previous = try? IdToken(raw: previousRaw) else { return }
+        do {
+            try IdTokenValidator.validateSameSubject(previous: previous, current: current)
+        } catch var error as MSALErrorInfo {
+            error.correlationId = correlationId
+            error.homeAccountId = homeAccountId
+            throw error
+        }
     }
 
     /// `X-AnchorMailbox: Oid:<uid>@<utid>`, which routes the request to the account's home region.

@@ -23,6 +23,8 @@ final class ClientEngine: Sendable {
     let refreshes = RefreshCoordinator()
     let hitMemo = SilentHitMemo()
     let throttle = ThrottleStore()
+    /// The signing keys of the authorities this application uses (``SigningKeyStore``).
+    let signingKeys = SigningKeyStore()
     let interactiveRunning = LockedBox(false)
     let currentAccountMemory = LockedBox<MSALAccount?>(nil)
     let policy: CachedTokenPolicy
@@ -85,7 +87,9 @@ final class ClientEngine: Sendable {
         }
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
         let descriptor = silentAuthority(authority.descriptor, account: account)
-        let environments = KnownAliases.expand([account.environment, descriptor.host])
+        // Tokens are looked up (and redeemed) only within the cloud of the authority the request goes to; the
+        // account's own environment counts only when it is an alias of that cloud.
+        let environments = KnownAliases.expand([descriptor.host] + (await resolver.aliases(forEnvironment: descriptor.host)))
         let realms = try await realmsToLookUp(descriptor, requested: authority.descriptor, account: account,
                                               correlationId: correlationId)
         let scopeSet = ScopeSet(request.scopes)

@@ -57,21 +57,20 @@ struct AuthorizationRequest: Sendable {
         case code(String, clientInfo: String?)
     }
 
-    /// Checks the response: `state` first (RFC 6749 §10.12, also on errors), then an OAuth error, then the code.
+    /// Checks the response: `state` first (RFC 6749 §10.12, on errors too: an error redirect without this
+    /// request's state may come from anyone and does not end the sign-in as the server's answer), then an OAuth
+    /// error, then the code.
     func read(_ response: MSALWebAuthenticationResponse) throws -> Outcome {
         let parameters = response.parameters
-        if let error = OAuthErrorBody.fromRedirect(parameters) {
-            if let returned = parameters["state"], returned != state {
-                throw MSALErrorInfo.internal(.internalErrorInvalidState,
-                                             "The authorization response's state does not match the request.",
-                                             correlationId: correlationId)
-            }
-            throw error.msalError(httpStatus: nil, headers: nil, correlationId: correlationId)
-        }
         guard parameters["state"] == state else {
             throw MSALErrorInfo.internal(.internalErrorInvalidState,
-                                         "The authorization response's state does not match the request.",
+                                         parameters["state"] == nil
+                                             ? "The authorization response carries no state; it is not the answer to this request."
+                                             : "The authorization response's state does not match the request.",
                                          correlationId: correlationId)
+        }
+        if let error = OAuthErrorBody.fromRedirect(parameters) {
+            throw error.msalError(httpStatus: nil, headers: nil, correlationId: correlationId)
         }
         guard let code = parameters["code"], !code.isEmpty else {
             throw MSALErrorInfo.internal(.internalErrorInvalidResponse,

@@ -22,6 +22,12 @@ struct TokenResponseHandler: Sendable {
     var nonce: String?
     /// The account the request was for, when known (refresh, or interactive with an account).
     var knownHomeAccountId: String?
+    /// How the id token's signature is established (the authority's keys, or TLS when it publishes none).
+    var signature: IdTokenSignatureCheck
+    /// Whether the response must carry an id token: `openid` was requested in a sign-in grant (code, device
+    /// code), so a response without one cannot name the account (OpenID Connect Core §3.1.3.3).
+    var requiresIdToken: Bool
+    /// The local clock when the response arrived.
     var now: Date
     var correlationId: UUID
 
@@ -30,19 +36,39 @@ struct TokenResponseHandler: Sendable {
             throw MSALErrorInfo.internal(.internalErrorInvalidResponse, "The token response has no access_token.",
                                          correlationId: correlationId)
         }
-        // RFC 6749 §7.1: do not use a token whose type is not understood.
-        guard response.tokenType.caseInsensitiveCompare("Bearer") == .orderedSame else {
+        // RFC 6749 §5.1 and §7.1: token_type is required, and a token whose type is not understood is not used.
+        guard let tokenType = response.tokenType else {
+            throw MSALErrorInfo.internal(.internalErrorInvalidResponse, "The token response has no token_type.",
+                                         correlationId: correlationId)
+        }
+        guard tokenType.caseInsensitiveCompare("Bearer") == .orderedSame else {
             throw MSALErrorInfo.internal(.internalErrorInvalidResponse,
-                                         "The token type \"\(response.tokenType)\" is not supported.", correlationId: correlationId)
+                                         "The token type of the response is not supported (only Bearer).", correlationId: correlationId)
         }
+        let time = IdTokenTime(localNow: now, serverDate: response.serverDate)
         var idToken: IdToken?
-        if let raw = response.idToken {
-            let token = try IdToken(raw: raw)
-            try IdTokenValidator.validate(token, expectedIssuer: resolved.metadata.issuer, clientId: clientId,
-                                          nonce: nonce, now: now, clockSkew: 300)
-            idToken = token
+        let clientInfo: ClientInfo?
+        do {
+            if let raw = response.idToken {
+                let token = try IdToken(raw: raw)
+                try signature.verify(token)
+                if let skew = time.notableSkew {
+                    MSALLog(correlationId: correlationId).warning(
+                        "The local clock is \(Int(skew.rounded()) / 60) minutes off the identity provider's; id token times are judged by the provider's clock.")
+                }
+                try IdTokenValidator.validate(token, expectedIssuer: resolved.metadata.issuer, clientId: clientId,
+                                              nonce: nonce, now: time.reference)
+                idToken = token
+            } else if requiresIdToken {
+                throw MSALErrorInfo.internal(.internalErrorInvalidResponse,
+                                             "The token response has no id_token although openid was requested.")
+            }
+            clientInfo = try response.clientInfo.map { try ClientInfo(encoded: $0) }
+            if let idToken, let clientInfo { try IdTokenValidator.validateSubject(idToken, clientInfo: clientInfo) }
+        } catch var error as MSALErrorInfo {
+            error.correlationId = correlationId
+            throw error
         }
-        let clientInfo = try response.clientInfo.map { try ClientInfo(encoded: $0) }
         guard let homeAccountId = clientInfo?.homeAccountId ?? knownHomeAccountId else {
             throw MSALErrorInfo.internal(.internalErrorInvalidResponse, "Client info was not returned in the server response.",
                                          correlationId: correlationId)

@@ -65,7 +65,7 @@ public final class MSALSystemBrowserWebAuthenticator: MSALWebAuthenticator, Send
         do {
             listener = try await LoopbackRedirectListener.start(LoopbackConfiguration(
                 path: redirect.path, expectedState: request.state, port: redirect.port ?? 0,
-                bindAddresses: redirect.bindAddresses))
+                bindAddresses: redirect.bindAddresses, bindsEveryAddress: redirect.host == "localhost"))
         } catch {
             throw MSALErrorInfo.internal(.internalErrorUnexpected,
                                          "Could not listen for the redirect on the loopback interface: \(error)",
@@ -135,6 +135,11 @@ struct LoopbackRedirectTarget: Sendable {
                 "The redirect URI \"\(uri)\" does not name a loopback host (localhost, 127.0.0.1 or [::1]).",
                 correlationId: correlationId)
         }
+        guard components.user == nil, components.password == nil else {
+            throw MSALErrorInfo.internal(.internalErrorInvalidRedirectURI,
+                                         "A loopback redirect URI must not carry a user name or password.",
+                                         correlationId: correlationId)
+        }
         guard components.query == nil, components.fragment == nil else {
             throw MSALErrorInfo.internal(.internalErrorInvalidRedirectURI,
                                          "A loopback redirect URI must not have a query or fragment.",
@@ -142,7 +147,8 @@ struct LoopbackRedirectTarget: Sendable {
         }
         self.scheme = "http"
         self.host = host
-        self.port = components.port
+        // Port 0 means "any port", as no port does: the listener picks one and it is sent to the browser.
+        self.port = components.port.flatMap { $0 == 0 ? nil : $0 }
         self.path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         self.original = uri
     }
@@ -159,6 +165,7 @@ struct LoopbackRedirectTarget: Sendable {
     /// The redirect URI to send: unchanged when it names a port, else with the bound port added.
     func effectiveURI(port boundPort: Int) -> String {
         if port != nil { return original }
+        // Rebuilt from the parts (without an explicit `:0`), with the bound port.
         var components = URLComponents(string: original) ?? URLComponents()
         components.port = boundPort
         return components.string ?? original

@@ -4,7 +4,8 @@ import Foundation
 /// Unknown members are ignored (RFC 6749 §5.1).
 struct TokenResponse: Sendable {
     var accessToken: String?
-    var tokenType: String
+    /// `token_type`; nil when the server sent none (RFC 6749 §5.1 requires it, so the handler refuses that).
+    var tokenType: String?
     /// `expires_in`, in seconds (at most ``ExternalNumber/maximumLifetime``).
     var expiresIn: TimeInterval?
     /// `ext_expires_in`, in seconds (at most ``ExternalNumber/maximumLifetime``).
@@ -18,6 +19,8 @@ struct TokenResponse: Sendable {
     var clientInfo: String?
     /// `foci`: the family id.
     var familyId: String?
+    /// The identity provider's clock, from the HTTP `Date` header of the response; nil when absent or unreadable.
+    var serverDate: Date?
 
     /// Parses a JSON token response body. Throws when the body is not a JSON object, or when a lifetime is not a
     /// usable number (see ``ExternalNumber``).
@@ -38,7 +41,7 @@ struct TokenResponse: Sendable {
         }
         return TokenResponse(
             accessToken: string("access_token"),
-            tokenType: string("token_type") ?? "Bearer",
+            tokenType: string("token_type"),
             expiresIn: try seconds("expires_in"),
             extExpiresIn: try seconds("ext_expires_in"),
             refreshIn: try seconds("refresh_in"),

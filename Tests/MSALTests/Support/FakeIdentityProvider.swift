@@ -1,3 +1,5 @@
+import _CryptoExtras
+import Crypto
 import Foundation
 @testable import MSAL
 
@@ -33,6 +35,25 @@ final class FakeIdentityProvider: MSALHTTPClient, @unchecked Sendable {
     /// The clock id tokens are issued by (the application's, so that tokens fit its notion of time).
     var clock: any MSALClock = MSALSystemClock()
 
+    // Hostile or unusual behaviour, for the trust tests.
+    /// The `preferred_cache` (and alias) instance discovery claims for this host; nil: the host itself.
+    var discoveryClaimsCache: String?
+    /// Whether the metadata publishes `jwks_uri` (and the provider serves its keys there).
+    var publishesKeys = true
+    /// Applied to the claims of each id token before it is signed.
+    var idTokenClaims: (@Sendable (inout [String: Any]) -> Void)?
+    /// Applied to each id token after signing (to forge or strip signatures).
+    var idTokenRewrite: (@Sendable (String) -> String)?
+    /// Whether token responses carry an id token.
+    var sendsIdToken = true
+    /// The HTTP `Date` of token responses (the provider's clock), when set.
+    var serverDate: Date?
+    /// The key id tokens are signed with, and the key set it publishes.
+    static let signingKey = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+    var signingKeyId = "k1"
+    /// The number of key-set requests served.
+    var keyRequests: Int { requests.filter { $0.url.path.hasSuffix("/discovery/v2.0/keys") }.count }
+
     init(host: String = "login.microsoftonline.com") { self.host = host }
 
     var requests: [MSALHTTPRequest] { lock.withLock { log } }
@@ -47,9 +68,17 @@ final class FakeIdentityProvider: MSALHTTPClient, @unchecked Sendable {
         lock.withLock { log.append(request) }
         let path = request.url.path
         if path.hasSuffix("/discovery/instance") {
+            let cache = discoveryClaimsCache ?? host
             return json(200, ["tenant_discovery_endpoint": "https://\(host)/\(tenant)/v2.0/.well-known/openid-configuration",
                               "api-version": "1.1",
-                              "metadata": [["preferred_network": host, "preferred_cache": host, "aliases": [host]]]])
+                              "metadata": [["preferred_network": host, "preferred_cache": cache,
+                                            "aliases": Array(Set([host, cache])).sorted()]]])
+        }
+        if path.hasSuffix("/discovery/v2.0/keys") {
+            let primitives = try Self.signingKey.publicKey.getKeyPrimitives()
+            return json(200, ["keys": [["kty": "RSA", "use": "sig", "kid": signingKeyId,
+                                        "n": Base64URL.encode(primitives.modulus),
+                                        "e": Base64URL.encode(primitives.publicExponent)]]])
         }
         if path.hasSuffix("/.well-known/openid-configuration") {
             let base = request.url.absoluteString.replacingOccurrences(of: "/v2.0/.well-known/openid-configuration", with: "")
@@ -57,7 +86,9 @@ final class FakeIdentityProvider: MSALHTTPClient, @unchecked Sendable {
             return json(200, ["authorization_endpoint": base + "/oauth2/v2.0/authorize",
                               "token_endpoint": base + "/oauth2/v2.0/token",
                               "end_session_endpoint": base + "/oauth2/v2.0/logout",
-                              "issuer": "https://\(host)/\(issuerTenant)/v2.0"])
+                              "issuer": "https://\(host)/\(issuerTenant)/v2.0"].merging(
+                                publishesKeys ? ["jwks_uri": "https://\(host)/common/discovery/v2.0/keys"] : [:],
+                                uniquingKeysWith: { $1 }))
         }
         if path.hasSuffix("/oauth2/v2.0/token") {
             if tokenDelay > 0 { try await Task.sleep(nanoseconds: UInt64(tokenDelay * 1e9)) }
@@ -118,11 +149,13 @@ final class FakeIdentityProvider: MSALHTTPClient, @unchecked Sendable {
         }
         var body: [String: Any] = ["token_type": "Bearer", "scope": granted.joined(separator: " "),
                                    "expires_in": expiresIn, "ext_expires_in": expiresIn * 2,
-                                   "access_token": at, "refresh_token": rt, "client_info": clientInfo(),
-                                   "id_token": idToken(nonce: nonce, audience: form["client_id"] ?? clientId)]
+                                   "access_token": at, "refresh_token": rt, "client_info": clientInfo()]
+        if sendsIdToken { body["id_token"] = idToken(nonce: nonce, audience: form["client_id"] ?? clientId) }
         if let refreshIn { body["refresh_in"] = refreshIn }
         if let familyId { body["foci"] = familyId }
-        return json(200, body)
+        var response = json(200, body)
+        if let serverDate { response.headers["Date"] = Self.httpDate(serverDate) }
+        return response
     }
 
     func idToken(nonce: String?, audience: String? = nil) -> String {
@@ -131,9 +164,19 @@ final class FakeIdentityProvider: MSALHTTPClient, @unchecked Sendable {
                                      "tid": user.tenant, "oid": user.oid, "sub": "sub-\(user.oid)",
                                      "preferred_username": user.username, "name": user.name, "ver": "2.0"]
         if let nonce { claims["nonce"] = nonce }
-        let header = Base64URL.encode(Data(#"{"alg":"RS256","typ":"JWT","kid":"k1"}"#.utf8))
-        let payload = Base64URL.encode(try! JSONSerialization.data(withJSONObject: claims))
-        return "\(header).\(payload).c2ln"
+        idTokenClaims?(&claims)
+        let token = TestJWT.make(claims: claims, header: ["alg": "RS256", "typ": "JWT", "kid": signingKeyId],
+                                 signer: Self.signingKey)
+        return idTokenRewrite?(token) ?? token
+    }
+
+    /// An IMF-fixdate.
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
     }
 
     private func json(_ status: Int, _ object: [String: Any]) -> MSALHTTPResponse {
