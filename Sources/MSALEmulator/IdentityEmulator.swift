@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import NIOPosix
 
 
 /// A local emulator of the Microsoft identity platform (v2.0 endpoints) and of Microsoft Graph `/me`.
@@ -121,15 +122,22 @@ public final class IdentityEmulator: Sendable {
         _ responder: EmulatorResponder, port: Int, server: HTTPServerBuilder, logger: Logger
     ) async throws -> (Int, Task<Void, any Error>) {
         let (stream, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(
-            responder: responder, server: server,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: nil),
-            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
-            logger: logger
+        // The server is run directly rather than through `Application`, which stamps every response with the
+        // machine's `Date`: the emulator's `Date` is its own clock, which tests move ahead, as Entra's shows Entra's.
+        let service = try server.buildServer(
+            configuration: ServerConfiguration(address: .hostname("127.0.0.1", port: port), serverName: nil),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: logger,
+            responder: { request, writer, channel in
+                let context = EmulatorRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
+                let response = try await responder.respond(to: request, context: context)
+                try await writer.write(response: response.head, body: response.body)
+            },
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }
         )
         let task = Task {
             defer { continuation.finish() }
-            try await app.run()
+            try await service.run()
         }
         for await boundPort in stream {
             return (boundPort, task)
