@@ -16,10 +16,12 @@ struct ApplicationFactory {
         let configuration = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: options.resolvedRedirectUri,
                                                               authority: authority)
         if authority is MSALB2CAuthority { configuration.knownAuthorities = [authority] }
-        if let cache = options.resolvedCache {
-            let path = (cache as NSString).expandingTildeInPath
-            configuration.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: URL(fileURLWithPath: path))
-        }
+        let cacheFile = options.resolvedCache.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
+            ?? MSALFileTokenCacheStorage.defaultFileURL()
+        // Moving an unreadable cache aside is never silent: say so on stderr, verbose or not.
+        configuration.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: cacheFile, setAsideHandler: { file, movedTo in
+            CLI.err("warning: the token cache file \(file.path) could not be read and was moved to \(movedTo.path)")
+        })
         return try MSALPublicClientApplication(configuration: configuration)
     }
 

@@ -49,8 +49,9 @@ struct CacheFileStorageTests {
         let secondVersion = try #require(try storage.currentVersion())
         // A rename replaces the file: a new inode, and no temporary file left behind.
         #expect(firstVersion.identity != secondVersion.identity)
+        // The lock file (msal-extensions' protocol) is deleted on release.
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-        #expect(names == ["msal_token_cache.json", "msal_token_cache.json.lockfile"])
+        #expect(names == ["msal_token_cache.json"])
         let document = try TokenCacheDocument.parse(Data(contentsOf: fileURL))
         #expect(document.accounts(environments: nil).count == 2)
     }
@@ -202,43 +203,52 @@ struct CacheMemoryStorageTests {
     }
 }
 
-@Suite("Token cache file lock across processes")
-struct CacheCrossProcessTests {
-    /// A Python process does locked read-modify-write cycles on the same file (as msal-extensions
-    /// does) while this process updates it through `TokenCacheStore`: no write of either side is lost.
-    @Test func pythonWriterAndSwiftWriterShareTheLock() async throws {
-        guard let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile)
-        else { return }
-        let directory = CacheFixtures.temporaryDirectory()
+@Suite("Token cache fields of other SDKs")
+struct CacheFidelityTests {
+    let directory = CacheFixtures.temporaryDirectory()
+    var fileURL: URL { directory.appendingPathComponent("msal_token_cache.json") }
+
+    /// Numbers MSAL does not own (in an unknown section and as an unknown field of an entry) are written back
+    /// exactly as another SDK wrote them: integers beyond 2^53, -0.0, exponents, trailing zeros.
+    @Test func numbersOfOtherSDKsSurviveARewriteByteForByte() throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = directory.appendingPathComponent("msal_token_cache.json")
-        let script = """
-        import fcntl, json, os, sys
-        path = sys.argv[1]
-        for i in range(25):
-            with open(path + ".lockfile", "a+") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                try:
-                    with open(path) as f: cache = json.load(f)
-                except FileNotFoundError:
-                    cache = {}
-                cache.setdefault("PythonWrites", {})[str(i)] = {"n": i}
-                with open(path + ".tmp", "w") as f: json.dump(cache, f, indent=4)
-                os.replace(path + ".tmp", path)
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        let original = """
+        {"Account": {"h.t-login.microsoftonline.com-t": {"home_account_id": "h.t", "environment": "login.microsoftonline.com",
+          "realm": "t", "local_account_id": "h", "username": "bob@contoso.example", "authority_type": "MSSTS",
+          "x_big": 9007199254740993}},
+         "OtherSDK": {"big": 9007199254740993, "negzero": -0.0, "exp": 1E+3, "float": 1.0,
+          "huge": 123456789012345678901234567890, "list": [-0, 2.50]}}
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script, url.path]
-        try process.run()
-        let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: url), logger: Logger(label: "swift"))
-        for index in 0..<25 {
-            try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse(home: "uid-\(index).tid")) }
+        try Data(original.utf8).write(to: fileURL)
+        let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: fileURL), logger: CacheTestLogHandler.logger().0)
+        try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) }
+        let text = try String(contentsOf: fileURL, encoding: .utf8)
+        for member in ["\"x_big\": 9007199254740993", "\"big\": 9007199254740993", "\"negzero\": -0.0", "\"exp\": 1E+3",
+                       "\"float\": 1.0", "\"huge\": 123456789012345678901234567890", "-0,", "2.50"] {
+            #expect(text.contains(member), "\(member) changed")
         }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let object = try #require(CacheFixtures.object(Data(contentsOf: url)))
-        #expect(object["PythonWrites"]?.objectValue?.count == 25)
-        #expect(object["Account"]?.objectValue?.count == 25)
+        #expect(try TokenCacheDocument.parse(Data(text.utf8)).accounts(environments: nil).count == 2)
+    }
+
+    /// A cache holding invalid UTF-8 is not JSON (RFC 8259 §8.1): it is set aside unchanged, byte for byte, and
+    /// never rewritten with U+FFFD in place of the bytes.
+    @Test func invalidUTF8IsSetAsideUnchangedNeverRewritten() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var bytes = Array(#"{"OtherSDK": {"name": "caf"#.utf8)
+        bytes += [0xE9]  // Latin-1 é: not UTF-8
+        bytes += Array(#""}}"#.utf8)
+        try Data(bytes).write(to: fileURL)
+        let (logger, log) = CacheTestLogHandler.logger()
+        let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: fileURL), logger: logger)
+        try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) }
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".corrupt-") }
+        #expect(aside.count == 1)
+        #expect(try Data(contentsOf: directory.appendingPathComponent(try #require(aside.first))) == Data(bytes))
+        let rewritten = try String(contentsOf: fileURL, encoding: .utf8)
+        #expect(!rewritten.contains("\\ufffd") && !rewritten.contains("\u{FFFD}") && !rewritten.contains("OtherSDK"))
+        #expect(log.messages.get().contains { $0.contains("invalid UTF-8") })
     }
 }
+
+// Sharing the file with MSAL for Python (msal-extensions' lock protocol) is tested in CacheSharingTests, the lock
+// itself in CacheFileLockTests.

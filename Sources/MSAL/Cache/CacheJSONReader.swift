@@ -11,14 +11,20 @@ struct CacheJSONError: Error, Sendable, CustomStringConvertible {
 ///
 /// Besides reading whole values as ``JSONValue``, it can walk an object member by member and hand out a
 /// member name as raw bytes (when it holds no escape), so the cache matches field names without making
-/// a `String` for each. Nesting is limited to 512 levels. Invalid UTF-8 in strings is replaced by U+FFFD.
+/// a `String` for each. Nesting is limited to 512 levels.
+///
+/// Fidelity, so that rewriting a cache does not change other SDKs' fields: a number whose text the writer would
+/// not reproduce from a `Double` (an integer beyond ±2⁵³, `-0`, `1.0`, `1e3`) is kept as its text
+/// (``JSONValue/numberText(_:)``). Invalid UTF-8 in a string is refused as an error (JSON text must be UTF-8,
+/// RFC 8259 §8.1), never replaced, so that a document is never rewritten with changed bytes. A `\u` escape of a
+/// lone surrogate (valid JSON, no Unicode scalar) reads as U+FFFD.
 struct CacheJSONReader {
     private let base: UnsafePointer<UInt8>
     private let end: Int
     private(set) var position = 0
     private var depth = 0
 
-    /// A member name: raw bytes when it has no escapes, else the decoded string.
+    /// A member name: raw bytes (valid UTF-8) when it has no escapes, else the decoded string.
     enum Name {
         case raw(UnsafeBufferPointer<UInt8>)
         case decoded(String)
@@ -57,17 +63,31 @@ struct CacheJSONReader {
     }
 
     /// The index of the first `"` at or after `start` such that the bytes before it hold no backslash or
-    /// control character; nil when the literal needs the escaping path (or is unterminated).
+    /// control character, and whether they are all ASCII; nil when the literal needs the escaping path (or is
+    /// unterminated).
     @inline(__always)
-    private func plainStringEnd(from start: Int) -> Int? {
+    private func plainStringEnd(from start: Int) -> (quote: Int, ascii: Bool)? {
         guard start < end, let found = memchr(base + start, 0x22, end - start) else { return nil }
         let quote = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
         var special: UInt8 = 0
+        var high: UInt8 = 0
         for index in start..<quote {
             let b = base[index]
             special |= (b == 0x5C ? 1 : 0) | (b < 0x20 ? 1 : 0)
+            high |= b
         }
-        return special == 0 ? quote : nil
+        return special == 0 ? (quote, high < 0x80) : nil
+    }
+
+    /// `bytes` as a string; throws when they are not valid UTF-8 (`ascii` tells that they are all ASCII).
+    @inline(__always)
+    private func decode(_ bytes: UnsafeBufferPointer<UInt8>, ascii: Bool, at offset: Int) throws -> String {
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Decoding replaces invalid sequences with U+FFFD, which changes the bytes: compare to detect it.
+        if !ascii && !text.utf8.elementsEqual(bytes) {
+            throw CacheJSONError(message: "invalid UTF-8 in a string", offset: offset)
+        }
+        return text
     }
 
     /// The next non-whitespace byte, without consuming it.
@@ -155,7 +175,7 @@ struct CacheJSONReader {
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
-        default: return .number(try readNumber())
+        default: return try readNumber()
         }
     }
 
@@ -167,8 +187,11 @@ struct CacheJSONReader {
         position += count
     }
 
-    private mutating func readNumber() throws -> Double {
+    /// Reads a number: ``JSONValue/number(_:)`` when the writer reproduces its text from the `Double`, else
+    /// ``JSONValue/numberText(_:)``.
+    private mutating func readNumber() throws -> JSONValue {
         let start = position
+        var simple = true
         if position < end, base[position] == UInt8(ascii: "-") { position += 1 }
         let intStart = position
         while position < end, base[position] >= 0x30, base[position] <= 0x39 { position += 1 }
@@ -176,12 +199,14 @@ struct CacheJSONReader {
         guard intDigits > 0 else { throw error("invalid value") }
         if intDigits > 1, base[intStart] == 0x30 { throw error("leading zero in number") }
         if position < end, base[position] == UInt8(ascii: ".") {
+            simple = false
             position += 1
             let fracStart = position
             while position < end, base[position] >= 0x30, base[position] <= 0x39 { position += 1 }
             if position == fracStart { throw error("invalid number") }
         }
         if position < end, base[position] | 0x20 == UInt8(ascii: "e") {
+            simple = false
             position += 1
             if position < end, base[position] == UInt8(ascii: "+") || base[position] == UInt8(ascii: "-") {
                 position += 1
@@ -192,7 +217,20 @@ struct CacheJSONReader {
         }
         let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
         guard let value = Double(text) else { throw error("invalid number") }
-        return value
+        // Up to 15 digits, no fraction or exponent, not -0: the writer prints exactly this text again.
+        if simple && intDigits <= 15 && !(value == 0 && intStart != start) { return .number(value) }
+        return CacheJSONWriter.numberText(value) == text ? .number(value) : .numberText(text)
+    }
+
+    /// Whether `text` is exactly one JSON number (RFC 8259 §6).
+    static func isNumber(_ text: String) -> Bool {
+        var copy = text
+        return copy.withUTF8 { bytes in
+            guard let first = bytes.first, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else { return false }
+            var reader = CacheJSONReader(bytes)
+            guard (try? reader.readNumber()) != nil else { return false }
+            return reader.position == bytes.count
+        }
     }
 
     // MARK: Strings
@@ -206,9 +244,11 @@ struct CacheJSONReader {
 
     private mutating func readName() throws -> Name {
         let start = position + 1  // after the opening quote
-        if let quote = plainStringEnd(from: start) {
+        if let (quote, ascii) = plainStringEnd(from: start) {
+            let bytes = UnsafeBufferPointer(start: base + start, count: quote - start)
+            if !ascii { _ = try decode(bytes, ascii: false, at: start) }
             position = quote + 1
-            return .raw(UnsafeBufferPointer(start: base + start, count: quote - start))
+            return .raw(bytes)
         }
         return .decoded(try readString())
     }
@@ -218,9 +258,10 @@ struct CacheJSONReader {
         position += 1
         let start = position
         // Fast path: no escapes.
-        if let quote = plainStringEnd(from: start) {
+        if let (quote, ascii) = plainStringEnd(from: start) {
+            let text = try decode(UnsafeBufferPointer(start: base + start, count: quote - start), ascii: ascii, at: start)
             position = quote + 1
-            return String(decoding: UnsafeBufferPointer(start: base + start, count: quote - start), as: UTF8.self)
+            return text
         }
         while position < end {
             let b = base[position]
@@ -234,7 +275,7 @@ struct CacheJSONReader {
             position += 1
             switch b {
             case 0x22:
-                return String(decoding: out, as: UTF8.self)
+                return try out.withUnsafeBufferPointer { try decode($0, ascii: false, at: start) }
             case 0x5C:
                 guard position < end else { throw error("unterminated string") }
                 let e = base[position]

@@ -57,6 +57,9 @@ struct CacheJSONWriter {
         switch value {
         case .string(let s): string(s)
         case .number(let n): number(n)
+        case .numberText(let text):
+            // Kept byte for byte; text that is not a JSON number (built by hand) is written as its value.
+            if CacheJSONReader.isNumber(text) { bytes.append(contentsOf: text.utf8) } else { number(Double(text) ?? .nan) }
         case .bool(let b): bytes.append(contentsOf: (b ? "true" : "false").utf8)
         case .null: bytes.append(contentsOf: "null".utf8)
         case .array(let items):
@@ -80,14 +83,16 @@ struct CacheJSONWriter {
     }
 
     mutating func number(_ n: Double) {
-        if n.isFinite, n.rounded() == n, abs(n) < 1e16 {
-            bytes.append(contentsOf: String(Int64(n)).utf8)
-        } else if n.isFinite {
-            bytes.append(contentsOf: "\(n)".utf8)
-        } else {
-            // JSON has no infinities or NaN; Python writes these names, which JSON readers reject. Use null.
-            bytes.append(contentsOf: "null".utf8)
-        }
+        bytes.append(contentsOf: Self.numberText(n).utf8)
+    }
+
+    /// The text written for `n`: whole numbers below 10¹⁶ as integers, `-0.0` as Python writes it, other
+    /// finite values in Swift's shortest round-trip form, and `null` for NaN and infinities (which JSON lacks;
+    /// Python would write names that JSON readers reject).
+    static func numberText(_ n: Double) -> String {
+        if n == 0 && n.sign == .minus { return "-0.0" }
+        if n.isFinite, n.rounded() == n, abs(n) < 1e16 { return String(Int64(n)) }
+        return n.isFinite ? "\(n)" : "null"
     }
 
     /// Writes a JSON string literal, escaping as Python's `ensure_ascii=True` does.

@@ -90,8 +90,8 @@ struct CacheTimestamp: Sendable, Hashable {
                 return nil
             }
             text = s
-        case .number(let n):
-            guard n.isFinite, abs(n) < 9e15 else { return nil }
+        case .number, .numberText:
+            guard let n = json.doubleValue, n.isFinite, abs(n) < 9e15 else { return nil }
             seconds = Int64(n.rounded(.down))
             text = String(seconds)
         default:

@@ -8,17 +8,20 @@ import Darwin
 #endif
 
 /// A token cache in a plain JSON file, shared safely between processes, in the format (and with the
-/// locking convention) of MSAL for Python with msal-extensions' `FilePersistence`.
+/// locking protocol) of MSAL for Python with msal-extensions' `FilePersistence`.
 ///
 /// - The file is readable and writable by its owner only (mode 0600); a missing directory is created
 ///   with mode 0700.
 /// - Writes are atomic: the new document goes to a temporary file in the same directory, is flushed to
-///   disk, and is renamed over the cache file.
-/// - ``withExclusiveAccess(_:)`` holds an exclusive `flock` on `<file>.lockfile`, as msal-extensions does,
-///   so processes using MSAL for Swift or MSAL for Python exclude each other.
+///   disk, and is renamed over the cache file. If the cache file is a symbolic link, the link is followed:
+///   the file it names is replaced (the temporary file is made next to it), the link stays.
+/// - ``withExclusiveAccess(_:)`` holds the lock of msal-extensions: `<file>.lockfile`, created exclusively,
+///   holding `"<pid> <program>"`, deleted on release, retried every 0.25 seconds; plus a kernel lock (`flock`)
+///   on it and on the cache directory. A lock file left behind by a process that no longer runs is removed.
+///   Processes using MSAL for Swift, MSAL for Python or the Azure CLI on one file exclude each other.
 /// - Changes by other processes are detected from the file's inode, size and modification time.
 /// - A file MSAL cannot read is renamed to `<file>.corrupt-<epoch milliseconds>` by
-///   ``setAside(version:)``, never overwritten.
+///   ``setAside(version:)``, never overwritten, and ``setAsideHandler`` is told.
 ///
 /// The file is not encrypted: protect it like an SSH key.
 public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
@@ -26,6 +29,10 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
     public let fileURL: URL
     /// How long ``withExclusiveAccess(_:)`` waits for another process to release the lock.
     public let lockTimeout: TimeInterval
+
+    /// Called after an unreadable cache file was moved aside, with the cache file and where it went, so
+    /// that an application can tell its user (MSAL also logs a warning).
+    public let setAsideHandler: (@Sendable (_ file: URL, _ movedTo: URL) -> Void)?
 
     private let path: String
     private let lockPath: String
@@ -35,9 +42,12 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
     /// - Parameters:
     ///   - fileURL: the cache file; its directory is created (mode 0700) on the first write if missing.
     ///   - lockTimeout: how long to wait for the cross-process lock before failing (default 10 seconds).
-    public init(fileURL: URL = MSALFileTokenCacheStorage.defaultFileURL(), lockTimeout: TimeInterval = 10) {
+    ///   - setAsideHandler: called after an unreadable cache file was moved aside (see ``setAside(version:)``).
+    public init(fileURL: URL = MSALFileTokenCacheStorage.defaultFileURL(), lockTimeout: TimeInterval = 10,
+                setAsideHandler: (@Sendable (_ file: URL, _ movedTo: URL) -> Void)? = nil) {
         self.fileURL = fileURL
         self.lockTimeout = lockTimeout
+        self.setAsideHandler = setAsideHandler
         self.path = fileURL.path
         self.lockPath = fileURL.path + ".lockfile"
     }
@@ -107,11 +117,14 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
     }
 
     /// Writes `data` to a temporary file (mode 0600) in the same directory, flushes it and renames it over
-    /// the cache file. Creates the directory (mode 0700) if needed.
+    /// the cache file. Creates the directory (mode 0700) if needed. When the cache file is a symbolic link,
+    /// the file it names is replaced and the link is kept.
     public func write(_ data: Data) throws -> MSALTokenCacheStorageVersion {
-        let directory = fileURL.deletingLastPathComponent().path
+        let target = try resolvedPath()
+        let directory = (target as NSString).deletingLastPathComponent
         try Self.makeDirectory(directory)
-        let temporary = directory + "/." + fileURL.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = directory + "/." + (target as NSString).lastPathComponent
+            + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Self.failure("create a temporary token cache file", errno) }
         var succeeded = false
@@ -132,48 +145,56 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
             }
             guard fsync(fd) == 0 else { throw Self.failure("flush the token cache file", errno) }
         }
-        guard rename(temporary, path) == 0 else { throw Self.failure("replace the token cache file", errno) }
+        guard rename(temporary, target) == 0 else { throw Self.failure("replace the token cache file", errno) }
         succeeded = true
         var info = stat()
-        guard stat(path, &info) == 0 else { throw Self.failure("read the status of the token cache file", errno) }
+        guard stat(target, &info) == 0 else { throw Self.failure("read the status of the token cache file", errno) }
         return Self.version(info)
     }
 
-    /// Renames the cache file to `<file>.corrupt-<epoch ms>` if it is still at `version`.
+    /// Renames the cache file to `<file>.corrupt-<epoch ms>` if it is still at `version`, then calls
+    /// ``setAsideHandler``. When the cache file is a symbolic link, the file it names is renamed (next to
+    /// itself) and the link is kept.
     public func setAside(version: MSALTokenCacheStorageVersion) throws -> String? {
         guard try currentVersion() == version else { return nil }
-        var destination = path + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))"
+        let target = try resolvedPath()
+        var destination = target + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))"
         var attempt = 1
         while access(destination, F_OK) == 0 {
             attempt += 1
-            destination = path + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))-\(attempt)"
+            destination = target + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))-\(attempt)"
         }
-        guard rename(path, destination) == 0 else { throw Self.failure("move the unreadable token cache file aside", errno) }
+        guard rename(target, destination) == 0 else { throw Self.failure("move the unreadable token cache file aside", errno) }
+        setAsideHandler?(fileURL, URL(fileURLWithPath: destination))
         return destination
     }
 
-    /// Runs `body` holding an exclusive `flock` on `<file>.lockfile` (waiting up to ``lockTimeout``).
-    /// Not reentrant: do not call it again from `body`.
+    /// Runs `body` holding the cache file's cross-process lock (msal-extensions' `<file>.lockfile` protocol
+    /// plus a kernel lock), waiting up to ``lockTimeout``. Not reentrant: do not call it again from `body`.
     public func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T {
-        try Self.makeDirectory(fileURL.deletingLastPathComponent().path)
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Self.failure("open the token cache lock file", errno) }
-        defer { close(fd) }
-        let deadline = Date().addingTimeInterval(lockTimeout)
-        var pause: useconds_t = 1000
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            guard code == EWOULDBLOCK else { throw Self.failure("lock the token cache", code) }
-            guard Date() < deadline else {
-                throw MSALErrorInfo.internal(
-                    .internalErrorUnexpected, "Timed out waiting for another process to release the token cache lock \(lockPath).")
+        let directory = fileURL.deletingLastPathComponent().path
+        try Self.makeDirectory(directory)
+        return try CacheFileLock(lockPath: lockPath, directory: directory, timeout: lockTimeout).withLock(body)
+    }
+
+    /// The file that reads and writes reach: the cache file, or the file its symbolic links finally name
+    /// (which may not exist yet).
+    func resolvedPath() throws -> String {
+        var current = path
+        for _ in 0..<32 {
+            var info = stat()
+            if lstat(current, &info) != 0 {
+                if errno == ENOENT { return current }
+                throw Self.failure("read the status of the token cache file", errno)
             }
-            usleep(pause)
-            pause = min(pause * 2, 50_000)
+            guard info.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &buffer, buffer.count - 1)
+            guard count > 0 else { throw Self.failure("read the token cache file's symbolic link", errno) }
+            let link = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = link.hasPrefix("/") ? link : (current as NSString).deletingLastPathComponent + "/" + link
         }
-        defer { flock(fd, LOCK_UN) }
-        return try body()
+        throw Self.failure("follow the token cache file's symbolic links", ELOOP)
     }
 
     // MARK: Helpers
@@ -197,7 +218,7 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw failure("create the token cache directory", errno) }
     }
 
-    private static func failure(_ action: String, _ code: Int32) -> MSALErrorInfo {
+    static func failure(_ action: String, _ code: Int32) -> MSALErrorInfo {
         MSALErrorInfo.internal(
             .internalErrorUnexpected, "Could not \(action): \(String(cString: strerror(code))) (errno \(code)).",
             underlyingError: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))

@@ -7,14 +7,23 @@ import Logging
 /// compare in memory). Writes take the storage's exclusive (cross-process) lock, reload if another writer
 /// changed the cache, apply the change, and persist atomically before releasing the lock.
 ///
-/// Stored data that is not a JSON object is **set aside, never overwritten**: the storage moves it away
-/// (a file becomes `<file>.corrupt-<ms>`), a warning is logged, and the cache starts empty. I/O failures
+/// A read outside the lock may meet a file another program is rewriting in place (MSAL for Python truncates
+/// and writes): data that is empty or does not parse is read again under the lock, where no cooperating
+/// writer is active, before anything is concluded.
+///
+/// Stored data that is not a JSON object even under the lock, and stays unchanged for a moment (so that no
+/// writer is still at work on it), is **set aside, never overwritten**: the storage moves it away (a file
+/// becomes `<file>.corrupt-<ms>`), a warning is logged, and the cache starts empty. I/O failures
 /// (permissions, disk full) are thrown as ``MSALErrorInfo`` instead.
 ///
 /// Not thread-safe: owned by one actor.
 final class TokenCacheStore {
     let storage: any MSALTokenCacheStorage
     let logger: Logger
+
+    /// How often, and how far apart, unreadable data is read again under the lock before it is set aside.
+    static let unreadableRereads = 10
+    static let unreadableRereadPause: useconds_t = 100_000
 
     private var document = TokenCacheDocument()
     /// The storage version `document` reflects; nil when nothing was stored (or the document is stale).
@@ -31,12 +40,9 @@ final class TokenCacheStore {
     func currentDocument() throws -> TokenCacheDocument {
         let version = try storage.currentVersion()
         if isLoaded && version == loadedVersion { return document }
-        if try !load() {
-            // Unreadable data: set it aside under the lock (it may have been replaced meanwhile).
-            try storage.withExclusiveAccess {
-                if try !load() { try setAsideAndStartEmpty() }
-            }
-        }
+        if case .loaded = try load(trustEmpty: false) { return document }
+        // Empty or unreadable outside the lock: perhaps caught mid-write. Decide under the lock.
+        try storage.withExclusiveAccess { try loadUnderLock() }
         return document
     }
 
@@ -48,9 +54,7 @@ final class TokenCacheStore {
     func update<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
         try storage.withExclusiveAccess {
             let version = try storage.currentVersion()
-            if !isLoaded || version != loadedVersion {
-                if try !load() { try setAsideAndStartEmpty() }
-            }
+            if !isLoaded || version != loadedVersion { try loadUnderLock() }
             let before = document.changeCount
             do {
                 let result = try body(document)
@@ -66,40 +70,71 @@ final class TokenCacheStore {
         }
     }
 
-    /// Reads and parses the stored cache. Returns false (changing nothing) when the data is unreadable.
-    private func load() throws -> Bool {
+    private enum LoadResult {
+        case loaded
+        /// Empty (or blank) data read outside the lock: a writer may have just truncated the file.
+        case suspect
+        case unreadable(MSALTokenCacheStorageVersion, MSALErrorInfo)
+    }
+
+    /// Reads and parses the stored cache; changes nothing unless the result is `.loaded`.
+    private func load(trustEmpty: Bool) throws -> LoadResult {
         guard let stored = try storage.read() else {
             document = TokenCacheDocument()
             loadedVersion = nil
             isLoaded = true
-            return true
+            return .loaded
         }
+        if !trustEmpty && Self.isBlank(stored.data) { return .suspect }
         let parsed: TokenCacheDocument
         do {
             parsed = try TokenCacheDocument.parse(stored.data)
         } catch let error as MSALErrorInfo {
-            logger.warning("The token cache cannot be read: \(error.errorDescription)")
-            unreadableVersion = stored.version
-            return false
+            return .unreadable(stored.version, error)
         }
         for warning in parsed.parseWarnings { logger.warning("\(warning)") }
         document = parsed
         loadedVersion = stored.version
         isLoaded = true
-        return true
+        return .loaded
     }
 
-    private var unreadableVersion: MSALTokenCacheStorageVersion?
+    /// Loads under the storage's lock. Unreadable data is read again a few times: it is set aside only when it
+    /// stays the same (no writer at work on it); if it keeps changing, an error is thrown and nothing is moved.
+    private func loadUnderLock() throws {
+        var previous: MSALTokenCacheStorageVersion?
+        for attempt in 0...Self.unreadableRereads {
+            switch try load(trustEmpty: true) {
+            case .loaded, .suspect:
+                return
+            case .unreadable(let version, let error):
+                if version == previous {
+                    logger.warning("The token cache cannot be read: \(error.errorDescription)")
+                    try setAsideAndStartEmpty(version)
+                    return
+                }
+                previous = version
+                if attempt < Self.unreadableRereads { usleep(Self.unreadableRereadPause) }
+            }
+        }
+        throw MSALErrorInfo.internal(
+            .internalErrorUnexpected,
+            "The token cache keeps changing while it cannot be read: another program is writing it without the cache lock.")
+    }
 
-    private func setAsideAndStartEmpty() throws {
-        if let version = unreadableVersion, let place = try storage.setAside(version: version) {
+    private func setAsideAndStartEmpty(_ version: MSALTokenCacheStorageVersion) throws {
+        if let place = try storage.setAside(version: version) {
             logger.warning("The unreadable token cache was moved aside to \(place); starting with an empty cache.")
         }
-        unreadableVersion = nil
         // Whatever is stored now (nothing, or a newer file) is what the document must reflect.
-        if try !load() {
+        guard case .loaded = try load(trustEmpty: true) else {
             throw MSALErrorInfo.internal(
                 .internalErrorUnexpected, "The token cache storage keeps returning unreadable data.")
         }
+    }
+
+    /// Whether `data` holds nothing but JSON whitespace.
+    private static func isBlank(_ data: Data) -> Bool {
+        data.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
     }
 }

@@ -1,9 +1,15 @@
 import Foundation
 
 /// A JSON value, kept as parsed so that fields MSAL does not know survive a rewrite.
+///
+/// Numbers are ``number(_:)``, except where the token cache reader meets a number whose text a `Double`
+/// would not reproduce (an integer beyond ±2⁵³, `-0`, `1.0`, `1e3`): it keeps the exact text as
+/// ``numberText(_:)``, so that rewriting the cache leaves other SDKs' fields unchanged byte for byte.
 public enum JSONValue: Sendable, Hashable {
     case string(String)
     case number(Double)
+    /// A number kept as its exact JSON text (valid JSON number syntax), as read from a token cache.
+    case numberText(String)
     case bool(Bool)
     case null
     case array([JSONValue])
@@ -15,6 +21,7 @@ public enum JSONValue: Sendable, Hashable {
     public var doubleValue: Double? {
         switch self {
         case .number(let n): return n
+        case .numberText(let text): return Double(text)
         case .string(let s): return Double(s)
         default: return nil
         }
@@ -57,6 +64,9 @@ public enum JSONValue: Sendable, Hashable {
         switch self {
         case .string(let s): return s
         case .number(let n): return n.rounded() == n && abs(n) < 1e15 ? Int(n) as Any : n as Any
+        case .numberText(let text):
+            if let whole = Int64(text) { return NSNumber(value: whole) }
+            return Decimal(string: text).map { NSDecimalNumber(decimal: $0) as Any } ?? (Double(text) ?? 0) as Any
         case .bool(let b): return b
         case .null: return NSNull()
         case .array(let a): return a.map(\.foundationValue)

@@ -1,0 +1,202 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The cross-process lock of a token cache file, in the protocol of msal-extensions (the cache lock of MSAL for
+/// Python apps and the Azure CLI), so that MSAL for Swift and MSAL for Python exclude each other on one file.
+///
+/// msal-extensions holds the lock by *creating* `<cache file>.lockfile` exclusively (`O_CREAT | O_EXCL`), writing
+/// `"<pid> <argv[0]>"` into it, and *deleting* it on release; a waiter retries every 0.25 seconds (this lock too,
+/// on average). Its portalocker variant also holds an exclusive `flock` on the file it created. This lock does all
+/// of that, and also:
+///
+/// - holds an exclusive `flock` on the cache file's directory while it holds the lock file (a kernel lock, released
+///   by the kernel if the process dies), so that MSAL for Swift processes exclude each other even if another
+///   program removes the lock file;
+/// - removes a lock file whose owner is gone: its process id is not alive (or is this process, which does not hold
+///   it), or it is empty and older than the creation grace period. It is removed only while this process holds a
+///   `flock` on it and only if the path still names that file, so two processes never both remove one.
+struct CacheFileLock {
+    /// msal-extensions' retry interval.
+    static let retryInterval: TimeInterval = 0.25
+    /// How long an empty lock file (being created, content not yet written) is given before it is taken as stale.
+    static let creationGrace: TimeInterval = 5
+
+    let lockPath: String
+    let directory: String
+    let timeout: TimeInterval
+
+    /// Lock files this process holds now (its own process id in a lock file not listed here is stale).
+    private static let held = LockedBox<Set<String>>([])
+
+    /// Runs `body` holding the lock; waits up to ``timeout``.
+    func withLock<T>(_ body: () throws -> T) throws -> T {
+        let deadline = Date().addingTimeInterval(timeout)
+        let guardFD = try acquireDirectoryLock(deadline: deadline)
+        defer {
+            if guardFD >= 0 {
+                flock(guardFD, LOCK_UN)
+                close(guardFD)
+            }
+        }
+        let lockFD = try acquireLockFile(deadline: deadline)
+        defer { release(lockFD) }
+        return try body()
+    }
+
+    // MARK: Kernel lock among MSAL for Swift processes
+
+    /// An exclusive `flock` on the directory; -1 when the file system does not support it (the lock file still
+    /// excludes).
+    private func acquireDirectoryLock(deadline: Date) throws -> Int32 {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return -1 }
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EWOULDBLOCK else {
+                close(fd)
+                return -1
+            }
+            guard Date() < deadline else {
+                close(fd)
+                throw timedOut(owner: nil)
+            }
+            waitBeforeRetry()
+        }
+        return fd
+    }
+
+    // MARK: The msal-extensions lock file
+
+    private func acquireLockFile(deadline: Date) throws -> Int32 {
+        let content = Array("\(getpid()) \(CommandLine.arguments.first ?? "")".utf8)
+        while true {
+            let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 {
+                // Listed before the content names this process, so a thread of this process never takes it as stale.
+                Self.held.withLock { _ = $0.insert(lockPath) }
+                do {
+                    try lockCreated(fd, content: content, deadline: deadline)
+                    return fd
+                } catch {
+                    release(fd)
+                    throw error
+                }
+            }
+            let code = errno
+            guard code == EEXIST || code == EINTR else {
+                throw MSALFileTokenCacheStorage.failure("create the token cache lock file \(lockPath)", code)
+            }
+            if code == EINTR { continue }
+            let check = inspectExistingLockFile()
+            if check.removed { continue }
+            guard Date() < deadline else { throw timedOut(owner: check.owner) }
+            waitBeforeRetry()
+        }
+    }
+
+    /// Takes the `flock` on the lock file just created (as portalocker does) and writes the owner.
+    private func lockCreated(_ fd: Int32, content: [UInt8], deadline: Date) throws {
+        // Someone may hold it for a moment (another process checking whether it is stale): wait for them.
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EWOULDBLOCK else { break }  // no flock here: the exclusive creation is the lock
+            guard Date() < deadline else { throw timedOut(owner: nil) }
+            usleep(10_000)
+        }
+        var offset = 0
+        while offset < content.count {
+            let n = content.withUnsafeBytes { write(fd, $0.baseAddress! + offset, content.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                break  // the content is informative only
+            }
+            offset += n
+        }
+    }
+
+    /// Deletes the lock file if the path still names it, then closes it (releasing its `flock`).
+    private func release(_ fd: Int32) {
+        var mine = stat()
+        var current = stat()
+        if fstat(fd, &mine) == 0, lstat(lockPath, &current) == 0,
+           mine.st_dev == current.st_dev, mine.st_ino == current.st_ino {
+            unlink(lockPath)
+        }
+        close(fd)
+        Self.held.withLock { _ = $0.remove(lockPath) }
+    }
+
+    /// Looks at the lock file another process created: removes it if its owner is gone.
+    private func inspectExistingLockFile() -> (removed: Bool, owner: Int32?) {
+        let fd = open(lockPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0 { return (errno == ENOENT, nil) }  // released meanwhile: try again at once
+        defer { close(fd) }
+        // A process holding a kernel lock on it is alive (portalocker, .NET, this library).
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return (false, nil) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        var info = stat()
+        guard count >= 0, fstat(fd, &info) == 0 else { return (false, nil) }
+        let owner = Self.ownerProcess(buffer.prefix(count))
+        if !isStale(owner: owner, info: info) { return (false, owner) }
+        // Still holding the flock on this file: remove it only if the path still names it.
+        var current = stat()
+        guard lstat(lockPath, &current) == 0, current.st_dev == info.st_dev, current.st_ino == info.st_ino else {
+            return (false, owner)
+        }
+        guard unlink(lockPath) == 0 else { return (false, owner) }
+        MSALLog().warning("Removed the token cache lock file \(lockPath) left behind by "
+                          + (owner.map { "process \($0), which no longer runs." } ?? "a process that did not finish creating it."))
+        return (true, owner)
+    }
+
+    private func isStale(owner: Int32?, info: stat) -> Bool {
+        guard let owner else {
+            #if canImport(Darwin)
+            let modified = TimeInterval(info.st_mtimespec.tv_sec)
+            #else
+            let modified = TimeInterval(info.st_mtim.tv_sec)
+            #endif
+            return Date().timeIntervalSince1970 - modified > Self.creationGrace
+        }
+        if owner == getpid() { return !Self.held.get().contains(lockPath) }
+        if kill(owner, 0) == 0 { return false }
+        return errno == ESRCH
+    }
+
+    /// The process id at the start of the lock file's content (`"<pid> <argv[0]>"`), nil when there is none.
+    static func ownerProcess(_ content: ArraySlice<UInt8>) -> Int32? {
+        var value: Int64 = 0
+        var digits = 0
+        for byte in content {
+            guard byte >= 0x30, byte <= 0x39 else { break }
+            value = value * 10 + Int64(byte - 0x30)
+            digits += 1
+            if digits > 10 { return nil }
+        }
+        guard digits > 0, value > 0, value <= Int64(Int32.max) else { return nil }
+        return Int32(value)
+    }
+
+    /// Waits msal-extensions' retry interval on average, spread by ±40 % so that this process's attempts do not
+    /// lock into step just ahead of (or behind) another process's fixed 0.25 s cadence: whoever polls first after
+    /// a release wins, so a fixed phase would let one process win every time and starve the other.
+    private func waitBeforeRetry() {
+        usleep(useconds_t(Self.retryInterval * Double.random(in: 0.6...1.4) * 1_000_000))
+    }
+
+    private func timedOut(owner: Int32?) -> MSALErrorInfo {
+        MSALErrorInfo.internal(
+            .internalErrorUnexpected,
+            "Timed out after \(Int(timeout)) seconds waiting for the token cache lock \(lockPath)"
+                + (owner.map { ", held by process \($0)." } ?? "."))
+    }
+}
