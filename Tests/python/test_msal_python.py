@@ -133,3 +133,39 @@ def test_b2c_forgot_password(emulator, http_client, browser_session):
     query = parse_qs(urlparse(outcome.url).query)
     assert query["error"] == ["access_denied"]
     assert query["error_description"][0].startswith("AADB2C90118")
+
+
+def test_accounts_signed_in_by_the_swift_tool_are_seen(emulator, http_client, browser_session, tmp_path):
+    """`msal login` (this library, over plain HTTP) and MSAL for Python (over HTTPS, another port) share one cache
+    file: both file the account under the host name without the port, so Python sees and uses it."""
+    import json
+    import os
+    import subprocess
+
+    from conftest import _emulator_binary
+
+    cache_file = tmp_path / "cache.json"
+    swift_authority = emulator["http"] + "/" + emulator["tenantId"]
+    env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": os.environ.get("PATH", "")}
+    login = subprocess.Popen(
+        _emulator_binary() + ["login", "--device-code", "--json", "--authority", swift_authority,
+                              "--client-id", emulator["clientId"], "--cache", str(cache_file)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env)
+    code = json.loads(login.stderr.readline())
+    outcome = drive(browser_session, code["verification_uri"], emulator["username"], emulator["password"],
+                    user_code=code["user_code"])
+    assert outcome.kind == "page"
+    out, err = login.communicate(timeout=60)
+    assert login.returncode == 0, err
+
+    cache = msal.SerializableTokenCache()
+    cache.deserialize(cache_file.read_text())
+    assert {a["environment"] for a in json.loads(cache_file.read_text())["Account"].values()} == {"127.0.0.1"}
+    app = msal.PublicClientApplication(emulator["clientId"], authority=emulator["https"] + "/" + emulator["tenantId"],
+                                       instance_discovery=False, http_client=http_client, token_cache=cache)
+    accounts = app.get_accounts()
+    assert [a["username"] for a in accounts] == [emulator["username"]]
+    before = len([u for m, u in http_client.sent if u.endswith("/token")])
+    result = app.acquire_token_silent(SCOPES, account=accounts[0])
+    assert result and "access_token" in result, result
+    assert len([u for m, u in http_client.sent if u.endswith("/token")]) == before  # a cache hit
