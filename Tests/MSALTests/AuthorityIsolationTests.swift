@@ -108,7 +108,7 @@ struct AuthorityIsolationTests {
         #expect(error?.code == .interactionRequired)
         #expect(real.tokenRequests.isEmpty)
         // And the process-wide alias knowledge of the public cloud was not touched.
-        let aliases = await AuthorityResolver.shared.aliases(forEnvironment: "login.microsoftonline.com")
+        let aliases = await localApp.engine.resolver.aliases(forEnvironment: "login.microsoftonline.com")
         #expect(!aliases.contains { $0.hasPrefix("127.0.0.1") })
     }
 }

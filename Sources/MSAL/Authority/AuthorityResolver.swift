@@ -1,15 +1,13 @@
 import Foundation
 
-/// Validates authorities and fetches their OpenID metadata, once per authority per process.
+/// Validates authorities and fetches their OpenID metadata, once per authority for the application that owns it
+/// (each application has its own resolver: nothing it learns is shared with another application).
 ///
 /// Successful resolutions are kept for the life of the resolver; failures are not, so the next call retries.
 /// Concurrent resolutions of the same authority share one fetch. Instance discovery answers are kept per host, so
 /// that a second tenant on a validated host costs only its metadata request, and so that
 /// ``aliases(forEnvironment:)`` can answer from what has been discovered so far.
 actor AuthorityResolver {
-    /// The resolver MSAL uses unless a test supplies its own.
-    static let shared = AuthorityResolver()
-
     private struct Key: Hashable {
         var kind: AuthorityKind
         var url: String
@@ -23,7 +21,7 @@ actor AuthorityResolver {
     /// Hosts instance discovery has accepted.
     private var validatedHosts: Set<String> = []
 
-    /// Creates an empty resolver (tests use their own; MSAL uses ``shared``).
+    /// Creates an empty resolver.
     init() {}
 
     /// Resolves `authority`: validates it (AAD through instance discovery unless it is in `knownAuthorities`;

@@ -118,7 +118,7 @@ extension ClientEngine {
                         correlationId: UUID) async throws -> IdTokenSignatureCheck {
         guard let raw = response.idToken, let token = try? IdToken(raw: raw) else { return .transport }
         let context = RequestContext(http: http, correlationId: correlationId,
-                                     timeout: MSALGlobalConfig.httpConfig.timeoutIntervalForRequest)
+                                     timeout: settings.http.timeout)
         return try await signingKeys.check(for: token, metadata: resolved.metadata, context: context, now: clock.now(),
                                            log: MSALLog(correlationId: correlationId))
     }

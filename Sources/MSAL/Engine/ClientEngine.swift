@@ -39,7 +39,7 @@ final class ClientEngine: Sendable {
     }
 
     init(settings: EngineSettings, http: any MSALHTTPClient, clock: any MSALClock, cache: CacheOwner,
-         resolver: AuthorityResolver = .shared) {
+         resolver: AuthorityResolver = AuthorityResolver()) {
         self.settings = settings
         self.http = http
         self.clock = clock
@@ -50,10 +50,9 @@ final class ClientEngine: Sendable {
     }
 
     func requestContext(_ correlationId: UUID) -> TokenRequestContext {
-        let http = MSALGlobalConfig.httpConfig
-        return TokenRequestContext(http: self.http, clientId: settings.clientId, correlationId: correlationId,
-                              retryCount: http.retryCount, retryInterval: http.retryInterval,
-                              timeout: http.timeoutIntervalForRequest, clock: clock,
+        TokenRequestContext(http: http, clientId: settings.clientId, correlationId: correlationId,
+                              retryCount: settings.http.retryCount, retryInterval: settings.http.retryInterval,
+                              timeout: settings.http.timeout, clock: clock,
                               log: MSALLog(correlationId: correlationId), throttle: throttle)
     }
 
@@ -185,7 +184,7 @@ final class ClientEngine: Sendable {
         if descriptor.kind == .aad, descriptor.tenantKind == .specific, descriptor.tenant.utf8.contains(UInt8(ascii: ".")) {
             let resolved = try await resolver.resolve(descriptor, knownAuthorities: settings.knownAuthorities, http: http,
                                                       correlationId: correlationId,
-                                                      timeout: MSALGlobalConfig.httpConfig.timeoutIntervalForRequest)
+                                                      timeout: settings.http.timeout)
             if let tenantId = resolved.metadata.tokenEndpoint.pathComponents.dropFirst().first {
                 realms.insert(tenantId, at: 0)
             }

@@ -11,6 +11,21 @@ struct EngineSettings: Sendable {
     var clientCapabilities: [String]?
     var multipleCloudsSupported: Bool
     var extraQueryParameters: [String: String]
+    /// ``MSALGlobalConfig/httpConfig`` as it was when the application was created: flows never read the global.
+    var http: HTTPSettings
+
+    /// The transport settings an application keeps for its life.
+    struct HTTPSettings: Sendable, Equatable {
+        var retryCount: Int
+        var retryInterval: TimeInterval
+        var timeout: TimeInterval
+
+        init(_ config: MSALHTTPConfig) {
+            retryCount = max(0, config.retryCount)
+            retryInterval = max(0, config.retryInterval)
+            timeout = config.timeoutIntervalForRequest > 0 ? config.timeoutIntervalForRequest : 300
+        }
+    }
 
     /// The default redirect URI of this platform.
     static var platformDefaultRedirectUri: String {
@@ -48,6 +63,7 @@ struct EngineSettings: Sendable {
         self.clientCapabilities = config.clientApplicationCapabilities
         self.multipleCloudsSupported = config.multipleCloudsSupported
         self.extraQueryParameters = config.extraQueryParameters
+        self.http = HTTPSettings(MSALGlobalConfig.httpConfig)
     }
 
     /// A redirect URI must be absolute, without a fragment; http only for loopback hosts (RFC 8252 §7.3).
