@@ -11,8 +11,9 @@ import Logging
 /// and writes): data that is empty or does not parse is read again under the lock, where no cooperating
 /// writer is active, before anything is concluded.
 ///
-/// Stored data that is not a JSON object even under the lock, and stays unchanged for a moment (so that no
-/// writer is still at work on it), is **set aside, never overwritten**: the storage moves it away (a file
+/// Under the lock, empty or unreadable data is read again until it stays unchanged for a moment (a writer that
+/// ignores the lock may be at work): empty data is then an empty cache, and data that is not a JSON object is
+/// **set aside, never overwritten**: the storage moves it away (a file
 /// becomes `<file>.corrupt-<ms>`), a warning is logged, and the cache starts empty. I/O failures
 /// (permissions, disk full) are thrown as ``MSALErrorInfo`` instead.
 ///
@@ -72,8 +73,8 @@ final class TokenCacheStore {
 
     private enum LoadResult {
         case loaded
-        /// Empty (or blank) data read outside the lock: a writer may have just truncated the file.
-        case suspect
+        /// Empty (or blank) data: a writer may have just truncated the file.
+        case suspect(MSALTokenCacheStorageVersion)
         case unreadable(MSALTokenCacheStorageVersion, MSALErrorInfo)
     }
 
@@ -85,7 +86,7 @@ final class TokenCacheStore {
             isLoaded = true
             return .loaded
         }
-        if !trustEmpty && Self.isBlank(stored.data) { return .suspect }
+        if !trustEmpty && Self.isBlank(stored.data) { return .suspect(stored.version) }
         let parsed: TokenCacheDocument
         do {
             parsed = try TokenCacheDocument.parse(stored.data)
@@ -99,14 +100,19 @@ final class TokenCacheStore {
         return .loaded
     }
 
-    /// Loads under the storage's lock. Unreadable data is read again a few times: it is set aside only when it
-    /// stays the same (no writer at work on it); if it keeps changing, an error is thrown and nothing is moved.
+    /// Loads under the storage's lock. Empty or unreadable data is read again a few times, in case a writer that
+    /// ignores the lock is at work: empty data is taken as an empty cache, and unreadable data is set aside, only
+    /// when it stays the same; if it keeps changing, an error is thrown and nothing is moved.
     private func loadUnderLock() throws {
         var previous: MSALTokenCacheStorageVersion?
         for attempt in 0...Self.unreadableRereads {
-            switch try load(trustEmpty: true) {
-            case .loaded, .suspect:
+            switch try load(trustEmpty: false) {
+            case .loaded:
                 return
+            case .suspect(let version):
+                if version == previous, case .loaded = try load(trustEmpty: true) { return }
+                previous = version
+                if attempt < Self.unreadableRereads { usleep(Self.unreadableRereadPause) }
             case .unreadable(let version, let error):
                 if version == previous {
                     logger.warning("The token cache cannot be read: \(error.errorDescription)")
