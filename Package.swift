@@ -12,7 +12,9 @@ let package = Package(
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
         .library(name: "MSALLoopback", targets: ["MSALLoopback"]),
+        .library(name: "MSALHTTPTransport", targets: ["MSALHTTPTransport"]),
         .executable(name: "msal-bench", targets: ["MSALBench"]),
+        .executable(name: "msal-transport-bench", targets: ["MSALTransportBench"]),
         // The `msal` command-line tool: login, token, accounts, logout, graph, demo, emulator.
         .executable(name: "msal", targets: ["MSALCommand"]),
         // The seeds' sample apps as console programs (Examples/).
@@ -26,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Platform-free core: authorities, token protocol, unified token cache, accounts, errors, flows.
@@ -36,6 +40,21 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 "MSALLoopback",
+                "MSALHTTPTransport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The HTTP client on async-http-client: no redirects, per-request timeouts, cancellation, proxies and
+        // trust roots from the environment (no dependency on MSAL).
+        .target(
+            name: "MSALHTTPTransport",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -69,6 +88,12 @@ let package = Package(
                 "MSAL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // `msal-transport-bench wait|cancel`: wall and CPU time of a request to a silent server, per transport.
+        .executableTarget(
+            name: "MSALTransportBench",
+            dependencies: ["MSAL"],
             swiftSettings: swiftSettings
         ),
         // `msal`: sign in (browser or device code), tokens, accounts, Graph, the demo and the emulator.
@@ -119,6 +144,17 @@ let package = Package(
         .testTarget(
             name: "MSALBrowserTests",
             dependencies: ["MSAL", "MSALLoopback", "MSALEmulator"],
+            swiftSettings: swiftSettings
+        ),
+        // The HTTP transports and the redirect policy against real servers on 127.0.0.1.
+        .testTarget(
+            name: "MSALTransportTests",
+            dependencies: [
+                "MSAL", "MSALHTTPTransport", "MSALSamples", "MSALEmulator",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

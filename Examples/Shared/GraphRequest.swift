@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import MSAL
 
 /// A GET request to Microsoft Graph (or any API) with a bearer token.
 public enum GraphRequest {
@@ -37,14 +35,16 @@ public enum GraphRequest {
         return URL(string: base + "/" + relative)
     }
 
-    /// GETs `url` with `Authorization: Bearer <accessToken>`.
-    public static func get(_ url: URL, accessToken: String, timeout: TimeInterval = 30) async throws -> Response {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(for: request)
-        return Response(statusCode: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+    /// GETs `url` with `Authorization: Bearer <accessToken>` through `httpClient` (MSAL's default transport when
+    /// nil). Redirects are followed up to 5 times; the token goes only to `url`'s own origin (a redirect to another
+    /// host, such as a download location, is followed without it; see
+    /// `MSALHTTPClient.sendFollowingRedirects(_:maximumRedirects:)`).
+    public static func get(_ url: URL, accessToken: String, timeout: TimeInterval = 30,
+                           httpClient: (any MSALHTTPClient)? = nil) async throws -> Response {
+        let request = MSALHTTPRequest(method: "GET", url: url,
+                                      headers: ["Authorization": "Bearer \(accessToken)", "Accept": "application/json"],
+                                      timeout: timeout)
+        let response = try await (httpClient ?? MSALDefaultHTTPClient.shared).sendFollowingRedirects(request)
+        return Response(statusCode: response.statusCode, body: response.body)
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// One HTTP request MSAL sends to the identity provider.
 public struct MSALHTTPRequest: Sendable {
@@ -13,7 +10,8 @@ public struct MSALHTTPRequest: Sendable {
     public var headers: [String: String]
     /// The body (form-encoded for token requests), or nil.
     public var body: Data?
-    /// How long to wait for the response, in seconds.
+    /// The longest the whole exchange may take, in seconds (connecting, sending, and receiving the whole
+    /// response). MSAL sets it from ``MSALHTTPConfig/timeoutIntervalForRequest``.
     public var timeout: TimeInterval
 
     /// Creates a request.
@@ -52,44 +50,18 @@ public struct MSALHTTPResponse: Sendable {
 
 /// The transport MSAL uses for every request to the identity provider.
 ///
-/// The default is ``MSALURLSessionHTTPClient``. Supply your own (through
-/// ``MSALPublicClientApplicationConfig/httpClient``) to route requests through a proxy stack of your own, or to
-/// answer them in tests. Throw on transport failures (no connection, timeout); return any HTTP status as a response.
+/// The default is ``MSALDefaultHTTPClient/shared``: ``MSALNIOHTTPClient`` on Linux, ``MSALURLSessionHTTPClient``
+/// on Apple platforms. Supply your own (through ``MSALPublicClientApplicationConfig/httpClient``) to route requests
+/// through a network stack of your own, or to answer them in tests.
+///
+/// A transport must:
+/// - never follow redirects: return a 3xx as a response (MSAL refuses it for identity-provider requests, and
+///   ``MSALHTTPClient/sendFollowingRedirects(_:maximumRedirects:)`` follows it safely for resource requests);
+/// - end each exchange within ``MSALHTTPRequest/timeout`` and throw (`URLError(.timedOut)` is what MSAL's own
+///   transports throw);
+/// - stop promptly when the calling task is cancelled, throwing `CancellationError` or `URLError(.cancelled)`;
+/// - throw on transport failures (no connection, TLS failure) and return any HTTP status as a response.
 public protocol MSALHTTPClient: Sendable {
     /// Sends `request` and returns the response, or throws on a transport failure.
     func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse
-}
-
-/// The default transport, on `URLSession`.
-public struct MSALURLSessionHTTPClient: MSALHTTPClient {
-    private let session: URLSession
-
-    /// Creates a transport on `session` (an ephemeral session by default: no cookies, no URL cache).
-    public init(session: URLSession? = nil) {
-        if let session {
-            self.session = session
-        } else {
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.httpCookieStorage = nil
-            configuration.urlCache = nil
-            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-            self.session = URLSession(configuration: configuration)
-        }
-    }
-
-    public func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse {
-        var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeout)
-        urlRequest.httpMethod = request.method
-        urlRequest.httpBody = request.body
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await session.data(for: urlRequest)
-        guard let http = response as? HTTPURLResponse else {
-            throw MSALErrorInfo.internal(.internalErrorUnexpectedHttpResponse, "The response was not an HTTP response.")
-        }
-        var headers: [String: String] = [:]
-        for (key, value) in http.allHeaderFields {
-            if let key = key as? String, let value = value as? String { headers[key] = value }
-        }
-        return MSALHTTPResponse(statusCode: http.statusCode, headers: headers, body: data)
-    }
 }

@@ -40,7 +40,7 @@ public final class MSALPublicClientApplication: Sendable {
         let settings = try EngineSettings(snapshot)
         let storage = snapshot.cacheConfig.storage ?? MSALFileTokenCacheStorage(fileURL: MSALFileTokenCacheStorage.defaultFileURL())
         let store = TokenCacheStore(storage: storage, logger: .init(label: "com.microsoft.identity.msal.cache"))
-        engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? MSALURLSessionHTTPClient(),
+        engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? MSALDefaultHTTPClient.shared,
                               clock: snapshot.clock ?? MSALSystemClock(), cache: CacheOwner(store: store))
         configurationCopy = snapshot
     }
