@@ -113,12 +113,13 @@ extension TokenCacheDocument {
     /// issued to `clientId` or (when `familyId` is given) to the same family, all its access tokens (any
     /// client), its ID tokens and its account entries. App metadata stays. Unreadable entries of the
     /// account in those sections go too.
-    func removeAccount(homeAccountId: String, environments: [String], clientId: String, familyId: String?) {
+    func removeAccount(homeAccountId: String, environments: [String], clientId: String, familyId: String?,
+                       everyClient: Bool = false) {
         noteChange()
         let home = CacheStrings.lower(homeAccountId)
         let client = CacheStrings.lower(clientId)
         for rt in refreshTokenEntries.entries(homeKey: home) where Self.environment(rt.environmentKey, in: environments) {
-            if rt.clientKey == client || (familyId != nil && rt.familyId == familyId) {
+            if everyClient || rt.clientKey == client || (familyId != nil && rt.familyId == familyId) {
                 refreshTokenEntries.remove(key: rt.key)
             }
         }

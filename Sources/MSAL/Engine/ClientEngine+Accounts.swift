@@ -23,8 +23,10 @@ extension ClientEngine {
         }
     }
 
-    /// Removes this application's tokens for `account` and its account entries (other applications' tokens stay).
-    func remove(_ account: MSALAccount) throws {
+    /// Removes this application's refresh tokens (and its family's) for `account`, the account's access and id
+    /// tokens and its account entries; with `everyClient` (``MSALSignoutParameters/wipeAccount``) the refresh
+    /// tokens of every application sharing the cache too, which signs the account out of all of them.
+    func remove(_ account: MSALAccount, everyClient: Bool = false) throws {
         guard let homeAccountId = account.identifier else {
             throw MSALErrorInfo.invalidParameter("The account has no identifier.")
         }
@@ -32,7 +34,7 @@ extension ClientEngine {
         try cache.update { document in
             let familyId = document.appMetadata(environments: environments, clientId: settings.clientId)?.familyId
             document.removeAccount(homeAccountId: homeAccountId, environments: environments,
-                                   clientId: settings.clientId, familyId: familyId)
+                                   clientId: settings.clientId, familyId: familyId, everyClient: everyClient)
         }
         currentAccountMemory.withLock { current in
             if current?.identifier == homeAccountId { current = nil }

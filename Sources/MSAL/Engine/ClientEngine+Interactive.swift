@@ -98,9 +98,9 @@ extension ClientEngine {
 
     /// Removes the account's tokens for this application (and the account entry), then returns the end-session URL
     /// when browser sign-out is asked for.
-    func signOut(_ account: MSALAccount, fromBrowser: Bool, extraQueryParameters: [String: String]?,
-                 correlationId: UUID) async throws -> URL? {
-        try remove(account)
+    func signOut(_ account: MSALAccount, fromBrowser: Bool, wipeAccount: Bool = false,
+                 extraQueryParameters: [String: String]?, correlationId: UUID) async throws -> URL? {
+        try remove(account, everyClient: wipeAccount)
         guard fromBrowser else { return nil }
         let context = requestContext(correlationId)
         let resolved = try await resolver.resolve(settings.authority.descriptor, knownAuthorities: settings.knownAuthorities,

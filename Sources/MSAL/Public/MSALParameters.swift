@@ -154,7 +154,8 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
 public final class MSALSignoutParameters: MSALParameters, @unchecked Sendable {
     /// Also end the session in the browser through the OpenID end-session endpoint. Default false.
     @MSALLocked public var signoutFromBrowser: Bool = false
-    /// Remove the account for every app sharing the cache, not only this one. Default false.
+    /// Remove the account for every app sharing the cache, not only this one: the refresh tokens of every client
+    /// id are removed too, so the account is signed out of all of them. Destructive; default false.
     @MSALLocked public var wipeAccount: Bool = false
     /// Remove every account from the cache. Default false.
     @MSALLocked public var wipeCacheForAllAccounts: Bool = false

@@ -58,6 +58,7 @@ extension MSALPublicClientApplication {
             for other in try engine.allAccounts(onlySignedIn: false) { try engine.remove(other) }
         }
         let endSession = try await engine.signOut(account, fromBrowser: signoutParameters.signoutFromBrowser,
+                                                  wipeAccount: signoutParameters.wipeAccount,
                                                   extraQueryParameters: signoutParameters.extraQueryParameters,
                                                   correlationId: correlationId)
         if let endSession {
