@@ -1,0 +1,57 @@
+// swift-tools-version:6.1
+// libFuzzer targets for every parser of outside input in MSAL for Swift. Kept apart from the main package so that
+// its build and CI are unaffected; `scripts/fuzz.sh` builds it with `-sanitize=fuzzer,address` and runs each target.
+// The harness logic lives in `Harness/` (and `Loopback/`); `Tests/MSALTests/FuzzHarness` links to `Harness/`, so
+// the normal test suite runs the committed corpus and the regression inputs through the same code.
+import PackageDescription
+
+/// One executable per target: `Targets/<name>/Entry.swift` defines `LLVMFuzzerTestOneInput`.
+let fuzzTargets: [(name: String, harness: String)] = [
+    ("cache-json", "FuzzHarness"),
+    ("json-reader", "FuzzHarness"),
+    ("id-token", "FuzzHarness"),
+    ("client-info", "FuzzHarness"),
+    ("token-response", "FuzzHarness"),
+    ("device-code", "FuzzHarness"),
+    ("authorization-response", "FuzzHarness"),
+    ("discovery", "FuzzHarness"),
+    ("emulator", "FuzzHarness"),
+    ("loopback", "FuzzLoopback"),
+]
+
+let package = Package(
+    name: "msal-fuzz",
+    platforms: [.macOS(.v14)],
+    products: fuzzTargets.map { .executable(name: "fuzz-\($0.name)", targets: ["fuzz-\($0.name)"]) },
+    dependencies: [
+        .package(name: "msal-swift", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // The harnesses of the MSAL and emulator parsers, shared with the test suite.
+        .target(
+            name: "FuzzHarness",
+            dependencies: [
+                .product(name: "MSAL", package: "msal-swift"),
+                .product(name: "MSALEmulator", package: "msal-swift"),
+                .product(name: "MSALLoopback", package: "msal-swift"),
+            ],
+            path: "Harness"
+        ),
+        // The loopback listener's request handling, through an in-memory NIO channel.
+        .target(
+            name: "FuzzLoopback",
+            dependencies: [
+                "FuzzHarness",
+                .product(name: "MSALLoopback", package: "msal-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Loopback"
+        ),
+    ] + fuzzTargets.map {
+        .executableTarget(name: "fuzz-\($0.name)", dependencies: [.byName(name: $0.harness)], path: "Targets/\($0.name)")
+    },
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of Fuzz/ (with the fuzzer and address sanitizers) and runs each for a bounded time.
+#
+#   scripts/fuzz.sh [seconds-per-target] [target ...]      # default: 60 s, every target under Fuzz/Targets
+#
+# Each target runs alone (one core), on a scratch corpus seeded from Fuzz/Corpus/<target> and Fuzz/Regressions/<target>;
+# new corpus units stay in the scratch directory (Fuzz/.build-fuzz/run/corpus/<target>). A crash, a broken invariant,
+# a timeout or running out of memory makes the script exit non-zero after all targets ran, and the input is copied to
+# Fuzz/Regressions/<target>/ so that `swift test` replays it (FuzzRegressionTests) once the bug is fixed.
+#
+# Environment: FUZZ_SKIP_BUILD=1 (use the last build), FUZZ_RSS_LIMIT_MB (default 2048), FUZZ_TIMEOUT (seconds per
+# input, default 20), MSAL_BUILD_LOCK (a file to `flock` around the build, for machines that share a working tree),
+# FUZZ_FLAGS (extra libFuzzer flags).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+    export PATH="/opt/swift/usr/bin:$PATH"
+fi
+
+seconds="${1:-60}"
+shift || true
+if [ "$#" -gt 0 ]; then
+    targets=("$@")
+else
+    targets=()
+    for dir in Fuzz/Targets/*/; do targets+=("$(basename "$dir")"); done
+fi
+
+scratch="Fuzz/.build-fuzz"
+run="$scratch/run"
+rss="${FUZZ_RSS_LIMIT_MB:-2048}"
+timeout="${FUZZ_TIMEOUT:-20}"
+
+# -sanitize=fuzzer,address must reach swiftc as one flag: `--sanitize=fuzzer --sanitize=address` would leave the
+# Swift code without coverage (the last -sanitize wins). `--sanitize=fuzzer` links libFuzzer; the targets define
+# LLVMFuzzerTestOneInput and no main, hence -parse-as-library.
+# -O (after the debug configuration's -Onone, so it wins) makes the targets several times faster; the debug
+# configuration keeps -enable-testing, which the harnesses' `@testable import` needs.
+build=(swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzzer
+       -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O)
+if [ "${FUZZ_SKIP_BUILD:-0}" != "1" ]; then
+    start=$(date +%s)
+    # (gold warns once per sanitizer symbol it cannot export: noise.)
+    if [ -n "${MSAL_BUILD_LOCK:-}" ]; then
+        flock "$MSAL_BUILD_LOCK" "${build[@]}"
+    else
+        "${build[@]}"
+    fi 2>&1 | { grep -v "ld.gold: warning: Cannot export local symbol" || true; }
+    echo "fuzz build: $(( $(date +%s) - start )) s"
+fi
+bin="$("${build[@]}" --show-bin-path)"
+
+# Swift's runtime keeps caches that LeakSanitizer reports at exit; leaks are not what these targets look for.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}"
+# Swift's own crash backtracer reads the crashed process's memory, which the address sanitizer takes for a bad access
+# (and it can hang); libFuzzer and the sanitizer print the stack instead.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
+
+failed=()
+total=0
+printf '\n%-24s %12s %10s %8s %8s %8s  %s\n' target executions exec/s cov ft corpus result
+for target in "${targets[@]}"; do
+    executable="$bin/fuzz-$target"
+    [ -x "$executable" ] || { echo "no fuzz target $target ($executable)" >&2; failed+=("$target"); continue; }
+    rm -rf "$run/artifacts/$target"
+    mkdir -p "$run/corpus/$target" "$run/artifacts/$target" "Fuzz/Corpus/$target"
+    seeds=("Fuzz/Corpus/$target")
+    [ -d "Fuzz/Regressions/$target" ] && seeds+=("Fuzz/Regressions/$target")
+    log="$run/$target.log"
+    status=0
+    # shellcheck disable=SC2086
+    "$executable" "$run/corpus/$target" "${seeds[@]}" -max_total_time="$seconds" -timeout="$timeout" \
+        -rss_limit_mb="$rss" -print_final_stats=1 -artifact_prefix="$run/artifacts/$target/" ${FUZZ_FLAGS:-} \
+        >"$log" 2>&1 || status=$?
+    executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    executions=${executions:-0}
+    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    cov=$(grep -o ' cov: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    ft=$(grep -o ' ft: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    corpus=$(grep -o ' corp: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    total=$((total + executions))
+    result="ok"
+    if [ "$status" -ne 0 ]; then
+        result="FAILED (exit $status, log $log)"
+        failed+=("$target")
+        mkdir -p "Fuzz/Regressions/$target"
+        for artifact in "$run/artifacts/$target"/*; do
+            [ -f "$artifact" ] || continue
+            cp "$artifact" "Fuzz/Regressions/$target/"
+            result="$result; kept Fuzz/Regressions/$target/$(basename "$artifact")"
+        done
+        grep -E 'ERROR: |Fatal error|fuzz target|SUMMARY' "$log" | head -5 >&2 || true
+    fi
+    printf '%-24s %12s %10s %8s %8s %8s  %s\n' "$target" "$executions" "${rate:--}" \
+        "${cov:--}" "${ft:--}" "${corpus:--}" "$result"
+done
+printf '%-24s %12s\n' total "$total"
+
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "fuzzing failed: ${failed[*]}" >&2
+    exit 1
+fi
