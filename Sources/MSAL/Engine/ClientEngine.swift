@@ -56,6 +56,15 @@ final class ClientEngine: Sendable {
                               log: MSALLog(correlationId: correlationId), throttle: throttle)
     }
 
+    /// Runs a public token call and reports it to the telemetry callback, if any.
+    func reporting(_ api: TelemetryReporter.API, correlationId: UUID, authority: MSALAuthority?,
+                   _ body: () async throws -> MSALResult) async throws -> MSALResult {
+        let kind = (authority ?? settings.authority).descriptor.kind
+        return try await settings.telemetry.report(api, clientId: settings.clientId,
+                                                   authorityType: kind == .b2c ? "B2C" : kind == .ciam ? "CIAM" : "AAD",
+                                                   correlationId: correlationId, clock: clock, body)
+    }
+
     /// The authority a request uses: its own or the application's, which must be of the same kind.
     func requestAuthority(_ requested: MSALAuthority?, correlationId: UUID) throws -> MSALAuthority {
         guard let requested else { return settings.authority }

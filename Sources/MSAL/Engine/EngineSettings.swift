@@ -13,6 +13,8 @@ struct EngineSettings: Sendable {
     var extraQueryParameters: [String: String]
     /// ``MSALGlobalConfig/httpConfig`` as it was when the application was created: flows never read the global.
     var http: HTTPSettings
+    /// ``MSALGlobalConfig/telemetryConfig`` as it was when the application was created.
+    var telemetry: TelemetryReporter
 
     /// The transport settings an application keeps for its life.
     struct HTTPSettings: Sendable, Equatable {
@@ -64,6 +66,7 @@ struct EngineSettings: Sendable {
         self.multipleCloudsSupported = config.multipleCloudsSupported
         self.extraQueryParameters = config.extraQueryParameters
         self.http = HTTPSettings(MSALGlobalConfig.httpConfig)
+        self.telemetry = TelemetryReporter(MSALGlobalConfig.telemetryConfig)
     }
 
     /// A redirect URI must be absolute, without a fragment; http only for loopback hosts (RFC 8252 §7.3).

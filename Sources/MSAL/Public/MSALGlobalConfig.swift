@@ -104,12 +104,18 @@ public final class MSALTelemetryConfig: @unchecked Sendable {
         get { failureOnly }
         set { failureOnly = newValue }
     }
-    /// Receives one dictionary per finished request.
-    public var telemetryCallback: (@Sendable ([String: String]) -> Void)? {
+    /// Receives one dictionary per finished token request (`acquireToken`, `acquireTokenSilent`, device code) of
+    /// applications created after it is set: `Microsoft.MSAL.event_name`, `correlation_id`, `client_id`,
+    /// `authority_type`, `is_successfull` (`yes`/`no`), `response_time` (ms), and on failure `error_domain`,
+    /// `api_error_code` and `oauth_error_code`. Never tokens or claims; the account id only with ``piiEnabled``.
+    public var telemetryCallback: MSALTelemetryCallback? {
         get { handler }
         set { handler = newValue }
     }
 }
+
+/// Receives MSAL's telemetry events (see ``MSALTelemetryConfig/telemetryCallback``).
+public typealias MSALTelemetryCallback = @Sendable ([String: String]) -> Void
 
 /// Whether a broker app may be used. There is no broker outside iOS; the setting is kept for source compatibility.
 public enum MSALBrokeredAvailability: Int, Sendable {

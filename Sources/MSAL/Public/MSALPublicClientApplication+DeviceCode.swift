@@ -51,6 +51,8 @@ extension MSALPublicClientApplication {
                                         claimsRequest: parameters.claimsRequest,
                                         extraQueryParameters: parameters.extraQueryParameters ?? [:],
                                         correlationId: parameters.correlationId ?? CorrelationID.next())
-        return try await engine.acquireTokenWithDeviceCode(request, handler: deviceCodeHandler)
+        return try await engine.reporting(.deviceCode, correlationId: request.correlationId, authority: request.authority) {
+            try await engine.acquireTokenWithDeviceCode(request, handler: deviceCodeHandler)
+        }
     }
 }

@@ -94,8 +94,10 @@ public final class MSALPublicClientApplication: Sendable {
             extraQueryParameters: parameters.extraQueryParameters ?? [:], correlationId: parameters.correlationId ?? CorrelationID.next(),
             authenticator: parameters.webviewParameters.webAuthenticator,
             prefersEphemeralSession: parameters.webviewParameters.prefersEphemeralWebBrowserSession)
-        return try await InteractiveSessions.run(request.correlationId) { [engine] in
-            try await engine.acquireTokenInteractive(request)
+        return try await engine.reporting(.interactive, correlationId: request.correlationId, authority: request.authority) {
+            try await InteractiveSessions.run(request.correlationId) { [engine] in
+                try await engine.acquireTokenInteractive(request)
+            }
         }
     }
 
@@ -123,7 +125,9 @@ public final class MSALPublicClientApplication: Sendable {
                                     forceRefresh: parameters.forceRefresh,
                                     correlationId: settings.correlationId ?? CorrelationID.next(),
                                     extraQueryParameters: settings.extraQueryParameters ?? [:])
-        return try await engine.acquireTokenSilent(request)
+        return try await engine.reporting(.silent, correlationId: request.correlationId, authority: request.authority) {
+            try await engine.acquireTokenSilent(request)
+        }
     }
 
     // MARK: Accounts
