@@ -53,7 +53,9 @@ struct TokenEndpointClient: Sendable {
               throttleKey: String? = nil) async throws -> TokenResponse {
         let response = try await postRaw(endpoint, parameters: parameters, extraHeaders: extraHeaders, throttleKey: throttleKey)
         if (200..<300).contains(response.statusCode) {
-            return try TokenResponse.parse(response.body, correlationId: context.correlationId)
+            var parsed = try TokenResponse.parse(response.body, correlationId: context.correlationId)
+            parsed.serverDate = response.header("Date").flatMap(HTTPDate.parse)
+            return parsed
         }
         throw errorFor(response)
     }
@@ -85,6 +87,7 @@ struct TokenEndpointClient: Sendable {
             let response: MSALHTTPResponse
             do {
                 response = try await context.http.send(request)
+                    .refusingRedirect("The token endpoint", correlationId: context.correlationId)
             } catch let error as MSALErrorInfo {
                 throw error
             } catch is CancellationError {
@@ -137,11 +140,7 @@ struct TokenEndpointClient: Sendable {
     static func retryAfter(_ response: MSALHTTPResponse, now: Date) -> TimeInterval? {
         guard let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let seconds = ExternalNumber.retryAfterSeconds(value) { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value).map { min(max(0, $0.timeIntervalSince(now)), ExternalNumber.maximumLifetime) }
+        return HTTPDate.parse(value).map { min(max(0, $0.timeIntervalSince(now)), ExternalNumber.maximumLifetime) }
     }
 
     private static func describe(_ error: any Error) -> String {
