@@ -97,7 +97,7 @@ struct CacheFileLockTests {
 
     @Test func emptyLockFileIsGivenTimeToBeWrittenThenTakenAsStale() throws {
         try makeDirectory()
-        FileManager.default.createFile(atPath: lockPath, contents: Data())
+        _ = FileManager.default.createFile(atPath: lockPath, contents: Data())
         let storage = MSALFileTokenCacheStorage(fileURL: fileURL, lockTimeout: 0.6)
         #expect(throws: MSALErrorInfo.self) { try storage.withExclusiveAccess {} }
         // Older than the creation grace: its creator died before writing its id.
