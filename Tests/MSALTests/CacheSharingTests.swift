@@ -213,7 +213,7 @@ struct CacheSharingTests {
         let report = try rewriter.finish()
         #expect(report["rewrites"] as? Int ?? 0 > 20)
         #expect(report["lock_failures"] as? Int == 0)
-        #expect(reads >= 3)
+        #expect(reads >= 1, "the file was never read while being rewritten")
         #expect(missed == 0, "\(missed) of \(reads) reads saw no account")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".corrupt-") }.isEmpty)
         #expect(!log.messages.get().contains { $0.contains("moved aside") })

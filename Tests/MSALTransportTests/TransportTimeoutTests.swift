@@ -26,7 +26,8 @@ struct TransportTimeoutTests {
             #expect(error.code == .timedOut)
         }
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 0.9 && elapsed < 3, "took \(elapsed) s")
+        // Bounds that tell the request's 1 s timeout from the 60 s session default, with room for a busy machine.
+        #expect(elapsed >= 0.9 && elapsed < 20, "took \(elapsed) s")
         #expect(hole.requests.count == 1)
     }
 
@@ -40,7 +41,7 @@ struct TransportTimeoutTests {
         await #expect { _ = try await transport.client.send(request) } throws: { error in
             (error as? URLError)?.code == .cannotConnectToHost
         }
-        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(Date().timeIntervalSince(started) < 10, "a refused connection must not wait for the 30 s timeout")
     }
 
     @Test("The token endpoint's timeout is a typed server error")
@@ -61,7 +62,7 @@ struct TransportTimeoutTests {
             #expect(underlying?.domain == NSURLErrorDomain && underlying?.code == URLError.Code.timedOut.rawValue)
         }
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 1.9 && elapsed < 5, "two attempts of 1 s and a 0.1 s pause took \(elapsed) s")
+        #expect(elapsed >= 1.9 && elapsed < 20, "two attempts of 1 s and a 0.1 s pause took \(elapsed) s")
         #expect(hole.requests.count == 2)
     }
 
@@ -77,7 +78,7 @@ struct TransportTimeoutTests {
         task.cancel()
         let result = await task.result
         let elapsed = Date().timeIntervalSince(cancelled)
-        #expect(elapsed < 1, "returned \(elapsed) s after cancellation")
+        #expect(elapsed < 10, "returned \(elapsed) s after cancellation (the request's timeout is 60 s)")
         guard case .failure(let error) = result else {
             Issue.record("A silent server answered")
             return
@@ -96,7 +97,7 @@ struct TransportTimeoutTests {
         let request = MSALHTTPRequest(method: "GET", url: URL(string: "\(server.baseURL)/slow")!, timeout: 1)
         let started = Date()
         await #expect(throws: URLError.self) { _ = try await MSALNIOHTTPClient.shared.send(request) }
-        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(Date().timeIntervalSince(started) < 15, "a 1 s timeout must bound an endless body")
     }
 
     /// Runs `msal-transport-bench` (its own process, so that other tests' work does not count) and returns its

@@ -7,7 +7,7 @@ import MSALEmulator
 
 /// Counts the requests an application sends, and passes them to the real transport.
 final class CountingHTTPClient: MSALHTTPClient, @unchecked Sendable {
-    private let inner = MSALURLSessionHTTPClient()
+    private let inner: any MSALHTTPClient = MSALDefaultHTTPClient.shared
     private let log = LockedBox<[String]>([])
     var paths: [String] { log.get() }
     var tokenRequests: Int { paths.filter { $0.hasSuffix("/oauth2/v2.0/token") }.count }

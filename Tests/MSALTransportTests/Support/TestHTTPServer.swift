@@ -119,7 +119,9 @@ final class TestHTTPServer: Sendable {
                 guard let head else { return }
                 let request = ReceivedRequest(method: head.method.rawValue, uri: head.uri,
                                               headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body,
-                                              connection: ObjectIdentifier(context.channel).hashValue)
+                                              // The client's port names the TCP connection: an object identity
+                                              // could be reused by the next connection's channel.
+                                              connection: context.channel.remoteAddress?.port ?? -1)
                 state.record(request)
                 switch state.answer(request) {
                 case .silence:
