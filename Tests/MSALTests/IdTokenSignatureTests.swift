@@ -1,4 +1,5 @@
 import _CryptoExtras
+import Crypto
 import Foundation
 import Testing
 @testable import MSAL
@@ -69,5 +70,24 @@ struct IdTokenSignatureTests {
     func badJWKS(_ text: String) {
         let error = #expect(throws: MSALErrorInfo.self) { try IdTokenSignatureVerifier(jwks: Data(text.utf8)) }
         #expect(error?.internalCode == .internalErrorInvalidResponse)
+    }
+
+    @Test("ES256 verifies only when the authority advertises it; a P-256 signature does not pass for RS256")
+    func es256WhenAdvertised() throws {
+        let key = P256.Signing.PrivateKey()
+        let raw = key.publicKey.rawRepresentation
+        let jwks = try JSONSerialization.data(withJSONObject: ["keys": [[
+            "kty": "EC", "crv": "P-256", "use": "sig", "kid": "ec1",
+            "x": Base64URL.encode(raw.prefix(32)), "y": Base64URL.encode(raw.suffix(32)),
+        ]]])
+        let input = TestJWT.segment(["alg": "ES256", "kid": "ec1"]) + "." + TestJWT.segment(["sub": "s"])
+        let signature = try key.signature(for: Data(input.utf8)).rawRepresentation
+        let token = try IdToken(raw: input + "." + Base64URL.encode(signature))
+        let verifier = try IdTokenSignatureVerifier(jwks: jwks)
+        try verifier.verify(token, algorithms: ["RS256", "ES256"])
+        #expect(throws: MSALErrorInfo.self) { try verifier.verify(token) }
+        let tampered = try IdToken(raw: TestJWT.segment(["alg": "ES256", "kid": "ec1"]) + "." + TestJWT.segment(["sub": "t"])
+                                   + "." + Base64URL.encode(signature))
+        #expect(throws: MSALErrorInfo.self) { try verifier.verify(tampered, algorithms: ["RS256", "ES256"]) }
     }
 }
