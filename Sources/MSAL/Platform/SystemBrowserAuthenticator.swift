@@ -4,9 +4,9 @@ import MSALLoopback
 /// Interactive sign-in in the system browser with a loopback redirect (RFC 8252), the default user agent
 /// outside Apple platforms.
 ///
-/// For each sign-in it starts a ``LoopbackRedirectListener`` for the application's redirect URI — `http://localhost`
+/// For each sign-in it starts a `LoopbackRedirectListener` (MSALLoopback) for the application's redirect URI — `http://localhost`
 /// (any port: it binds an ephemeral one and sends `http://localhost:<port>`) or a configured
-/// `http://127.0.0.1:PORT/path` (exactly that) — opens the authorization URL with its ``BrowserOpener`` and always
+/// `http://127.0.0.1:PORT/path` (exactly that) — opens the authorization URL with its `BrowserOpener` and always
 /// writes the URL to its output too, so the user can open it by hand. It returns the one response whose path and
 /// `state` match, and closes the port.
 ///

@@ -3,7 +3,7 @@ import Foundation
 /// Where and how the token cache is kept.
 ///
 /// On Linux the default is a JSON file in the cross-SDK format that MSAL for Python, .NET and Node share, at
-/// ``MSALFileTokenCacheStorage/defaultFileURL()`` (under `$XDG_DATA_HOME`, else `~/.local/share`). Set ``storage``
+/// ``MSALFileTokenCacheStorage/defaultFileURL(environment:)`` (under `$XDG_DATA_HOME`, else `~/.local/share`). Set ``storage``
 /// to keep the cache elsewhere, for example ``MSALInMemoryTokenCacheStorage`` for a process-local cache.
 public final class MSALCacheConfig: @unchecked Sendable {
     /// The keychain sharing group (Apple platforms). Kept for source compatibility; on Linux it has no effect.
