@@ -2,8 +2,9 @@
 # Runs every test of the package:
 #   1. the Swift test suites (library, emulator, loopback listener, real-Chromium sign-in, `msal` tool, seed
 #      compatibility), which also drive Microsoft's MSAL for Python as the token-cache peer;
-#   2. the emulator fidelity suite: MSAL for Python's real flows against `msal emulator` over HTTPS;
-#   3. every fuzz target (scripts/fuzz.sh, docs/fuzzing.md) for a short time.
+#   2. the DocC catalog, which must build without a warning;
+#   3. the emulator fidelity suite: MSAL for Python's real flows against `msal emulator` over HTTPS;
+#   4. every fuzz target (scripts/fuzz.sh, docs/fuzzing.md) for a short time.
 # It installs what it needs itself: the Python peer (msal, pytest) into .venv, and on Debian Chromium and
 # chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test.
 set -euo pipefail
