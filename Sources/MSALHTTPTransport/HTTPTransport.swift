@@ -92,7 +92,7 @@ public final class HTTPTransport: Sendable {
         let prepared = outgoing
         do {
             return try await Self.within(seconds, host: host) {
-                let response = try await client.execute(prepared, timeout: .nanoseconds(Int64(seconds * 1e9)))
+                let response = try await client.execute(prepared, timeout: .nanoseconds(Self.nanoseconds(seconds)))
                 let body = try await response.body.collect(upTo: limit)
                 return HTTPTransportResponse(statusCode: Int(response.status.code),
                                              headers: response.headers.map { (name: $0.name, value: $0.value) },
@@ -113,7 +113,7 @@ public final class HTTPTransport: Sendable {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await operation() }
             group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                try await Task.sleep(nanoseconds: UInt64(Self.nanoseconds(seconds)))
                 return nil
             }
             defer { group.cancelAll() }
@@ -141,8 +141,8 @@ public final class HTTPTransport: Sendable {
         var result = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .disallow,
-            timeout: HTTPClient.Configuration.Timeout(connect: .nanoseconds(Int64(connect * 1e9))),
-            connectionPool: HTTPClient.Configuration.ConnectionPool(idleTimeout: .nanoseconds(Int64(idle * 1e9))),
+            timeout: HTTPClient.Configuration.Timeout(connect: .nanoseconds(Self.nanoseconds(connect))),
+            connectionPool: HTTPClient.Configuration.ConnectionPool(idleTimeout: .nanoseconds(Self.nanoseconds(idle))),
             proxy: proxy.map { server in
                 let authorization = server.username.map {
                     HTTPClient.Authorization.basic(username: $0, password: server.password ?? "")
@@ -195,5 +195,11 @@ public final class HTTPTransport: Sendable {
 
     static func summary(_ error: any Error) -> String {
         (error as? HTTPTransportError)?.message ?? String(describing: type(of: error))
+    }
+
+    /// Seconds as nanoseconds for NIO and `Task.sleep`: NaN and negative values give 0, at most one day.
+    static func nanoseconds(_ seconds: Double) -> Int64 {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return Int64(min(seconds, 86_400) * 1e9)
     }
 }

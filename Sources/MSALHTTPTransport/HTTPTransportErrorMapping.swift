@@ -25,7 +25,7 @@ enum HTTPTransportErrorMapping {
         case .shutDown: message = "The HTTP transport was shut down"
         case .other: message = "The request to \(host) failed"
         }
-        return HTTPTransportError(kind, message + " (\(detail(error))).", underlying: error as? any Error & Sendable)
+        return HTTPTransportError(kind, message + " (\(detail(error))).", underlying: error)
     }
 
     static func kind(of error: any Error) -> HTTPTransportError.Kind {
@@ -40,7 +40,7 @@ enum HTTPTransportErrorMapping {
                 return .proxyFailed
             case .alreadyShutdown:
                 return .shutDown
-            case .invalidURL, .emptyHost, .emptyScheme, .incompatibleHeaders, .traceRequestWithBody:
+            case .invalidURL, .emptyHost, .emptyScheme, .traceRequestWithBody:
                 return .invalidRequest
             default:
                 return .other
@@ -63,6 +63,6 @@ enum HTTPTransportErrorMapping {
     }
 
     private static func formatted(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.3g", seconds)
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(format: "%.3g", seconds)
     }
 }

@@ -32,4 +32,25 @@ struct ApplicationContextTests {
         let second = try makeFakeApp(provider)
         #expect(first.engine.resolver !== second.engine.resolver)
     }
+
+    @Test("Out-of-range HTTP settings are kept within bounds, never trap a later request")
+    func httpSettingsAreBounded() {
+        let config = MSALGlobalConfig.httpConfig
+        let original = (config.timeoutIntervalForRequest, config.retryInterval, config.retryCount)
+        defer {
+            config.timeoutIntervalForRequest = original.0
+            config.retryInterval = original.1
+            config.retryCount = original.2
+        }
+        config.timeoutIntervalForRequest = .nan
+        #expect(config.timeoutIntervalForRequest == original.0)
+        config.timeoutIntervalForRequest = 1e300
+        #expect(config.timeoutIntervalForRequest == 86_400)
+        config.timeoutIntervalForRequest = original.0
+        config.retryInterval = .infinity
+        #expect(config.retryInterval == 3600)
+        config.retryInterval = original.1
+        config.retryCount = Int.max
+        #expect(config.retryCount == 10)
+    }
 }

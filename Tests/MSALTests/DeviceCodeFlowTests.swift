@@ -37,10 +37,10 @@ struct DeviceCodeFlowTests {
         }
     }
 
-    func startEmulator(lifetime: Int = 900, autoApprove: Bool = false) async throws -> IdentityEmulator {
+    func startEmulator(lifetime: Int = 900, interval: Int = 1, autoApprove: Bool = false) async throws -> IdentityEmulator {
         var configuration = EmulatorConfiguration.default
         configuration.lifetimes.deviceCode = lifetime
-        configuration.lifetimes.deviceCodeInterval = 1
+        configuration.lifetimes.deviceCodeInterval = interval
         if autoApprove { configuration.autoApproveUsername = configuration.defaults.username }
         return try await IdentityEmulator.start(configuration)
     }
@@ -97,7 +97,9 @@ struct DeviceCodeFlowTests {
     }
 
     @Test func slowDownAddsFiveSeconds() async throws {
-        let emulator = try await startEmulator()
+        // A 20 s interval: the emulator calls a poll too fast when it comes within half the interval of real time,
+        // so a busy machine (10 s of slack) cannot make the second poll look patient.
+        let emulator = try await startEmulator(interval: 20)
         defer { Task { await emulator.stop() } }
         let clock = TestClock()
         let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
@@ -112,7 +114,7 @@ struct DeviceCodeFlowTests {
         let result = try await app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { code in
             codes.withLock { $0.append(code) }
         }
-        #expect(sleeper.waits.get() == [1, 1, 6])
+        #expect(sleeper.waits.get() == [20, 20, 25])
         #expect(result.account.username == emulator.username)
     }
 

@@ -196,7 +196,7 @@ struct CacheFileLock {
     private func timedOut(owner: Int32?) -> MSALErrorInfo {
         MSALErrorInfo.internal(
             .internalErrorUnexpected,
-            "Timed out after \(Int(timeout)) seconds waiting for the token cache lock \(lockPath)"
+            "Timed out after \(ExternalNumber.clampedInteger(timeout)) seconds waiting for the token cache lock \(lockPath)"
                 + (owner.map { ", held by process \($0)." } ?? "."))
     }
 }

@@ -13,7 +13,7 @@ enum RequestTimeout {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await operation() }
             group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+                try await Task.sleep(nanoseconds: ExternalNumber.nanoseconds(seconds))
                 return nil
             }
             defer { group.cancelAll() }

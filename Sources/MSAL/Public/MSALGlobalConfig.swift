@@ -67,22 +67,22 @@ public final class MSALHTTPConfig: @unchecked Sendable {
 
     init() {}
 
-    /// How many times a request is retried after a 5xx response or a timeout. Default 1.
+    /// How many times a request is retried after a 5xx response or a timeout. Default 1; kept within 0...10.
     public var retryCount: Int {
         get { retries }
-        set { retries = max(0, newValue) }
+        set { retries = min(max(0, newValue), 10) }
     }
 
-    /// Seconds to wait before a retry. Default 0.5.
+    /// Seconds to wait before a retry. Default 0.5; kept within 0...3600 (NaN keeps the current value).
     public var retryInterval: TimeInterval {
         get { interval }
-        set { interval = max(0, newValue) }
+        set { if !newValue.isNaN { interval = min(max(0, newValue), 3600) } }
     }
 
-    /// Seconds to wait for a response. Default 300.
+    /// Seconds to wait for a response. Default 300; kept within 1...86400 (NaN keeps the current value).
     public var timeoutIntervalForRequest: TimeInterval {
         get { timeout }
-        set { timeout = max(1, newValue) }
+        set { if !newValue.isNaN { timeout = min(max(1, newValue), 86_400) } }
     }
 }
 
