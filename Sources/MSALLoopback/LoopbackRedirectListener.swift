@@ -58,13 +58,7 @@ public final class LoopbackRedirectListener: Sendable {
         var failures: [String] = []
         for address in configuration.bindAddresses {
             do {
-                let channel = try await bootstrap(configuration, state: state)
-                    .bind(host: address, port: configuration.port).get()
-                guard let port = channel.localAddress?.port else {
-                    try? await channel.close()
-                    failures.append("\(address): no local port")
-                    continue
-                }
+                let (channel, port) = try await bind(address, port: configuration.port, configuration, state: state)
                 state.whenFinished { channel.close(promise: nil) }
                 return LoopbackRedirectListener(serverChannels: [channel], addresses: [address], port: port,
                                                 configuration: configuration, state: state)
@@ -87,11 +81,7 @@ public final class LoopbackRedirectListener: Sendable {
             var retry = false
             for address in configuration.bindAddresses {
                 do {
-                    let channel = try await bootstrap(configuration, state: state).bind(host: address, port: port).get()
-                    guard let local = channel.localAddress?.port else {
-                        try? await channel.close()
-                        throw LoopbackListenerError.bindFailed(["\(address): no local port"])
-                    }
+                    let (channel, local) = try await bind(address, port: port, configuration, state: state)
                     port = local
                     channels.append(channel)
                     bound.append(address)
@@ -113,6 +103,21 @@ public final class LoopbackRedirectListener: Sendable {
             if !retry { break }
         }
         throw LoopbackListenerError.bindFailed(failures)
+    }
+
+    /// Binds one address and returns the channel with the port it got (closed again when it has none).
+    private static func bind(_ address: String, port: Int, _ configuration: LoopbackConfiguration,
+                             state: LoopbackWaitState) async throws -> (any Channel, Int) {
+        let channel = try await bootstrap(configuration, state: state).bind(host: address, port: port).get()
+        guard let local = channel.localAddress?.port else {
+            try? await channel.close()
+            throw NoLocalPort()
+        }
+        return (channel, local)
+    }
+
+    private struct NoLocalPort: Error, CustomStringConvertible {
+        var description: String { "no local port" }
     }
 
     /// Whether a bind failure means the address family is missing (no IPv6 on the machine), not that it is taken.

@@ -54,7 +54,7 @@ struct TokenResponseHandler: Sendable {
                 try signature.verify(token)
                 if let skew = time.notableSkew {
                     MSALLog(correlationId: correlationId).warning(
-                        "The local clock is \(Int(skew.rounded()) / 60) minutes off the identity provider's; id token times are judged by the provider's clock.")
+                        "The local clock is \(ExternalNumber.clampedInteger(skew / 60)) minutes off the identity provider's; id token times are judged by the provider's clock.")
                 }
                 try IdTokenValidator.validate(token, expectedIssuer: resolved.metadata.issuer, clientId: clientId,
                                               nonce: nonce, now: time.reference)
