@@ -74,6 +74,17 @@ enum ProtocolFuzzing {
                                        correlationId: FuzzFixtures.correlationId)
             _ = error.description
         }
+        // The same bytes as the response's `Date` and `Retry-After` headers (RFC 9110 HTTP dates).
+        let header = String(decoding: data.prefix(256), as: UTF8.self)
+        if let date = HTTPDate.parse(header) {
+            // Four-digit years only: year 0 to 9999.
+            try fuzzCheck(date.timeIntervalSince1970 >= -62_167_219_200 && date.timeIntervalSince1970 < 253_402_300_800,
+                          "an HTTP date outside years 0-9999 was read")
+        }
+        let response = MSALHTTPResponse(statusCode: 429, headers: ["Retry-After": header])
+        if let delay = TokenEndpointClient.retryAfter(response, now: FuzzFixtures.now) {
+            try fuzzCheck(delay.isFinite && delay >= 0, "Retry-After gave a negative or infinite delay")
+        }
     }
 
     // MARK: Device code
