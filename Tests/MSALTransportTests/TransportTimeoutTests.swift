@@ -2,6 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 @testable import MSAL
 import Testing
 
@@ -33,15 +38,38 @@ struct TransportTimeoutTests {
 
     @Test("A port nobody listens on fails at once, not at the timeout", arguments: TransportKind.allCases)
     func refusedConnectionFailsFast(transport: TransportKind) async throws {
-        let closed = try await TestHTTPServer.start { _ in .silence }
-        let port = closed.port
-        await closed.stop()
+        // A socket bound but never listening: connections to its port are refused, and no other test's server can
+        // take the port meanwhile (a stopped server's port could be reused by a parallel test).
+        let (socket, port) = try #require(Self.boundNotListening())
+        defer { close(socket) }
         let request = MSALHTTPRequest(method: "GET", url: URL(string: "http://127.0.0.1:\(port)/x")!, timeout: 30)
         let started = Date()
         await #expect { _ = try await transport.client.send(request) } throws: { error in
             (error as? URLError)?.code == .cannotConnectToHost
         }
         #expect(Date().timeIntervalSince(started) < 10, "a refused connection must not wait for the 30 s timeout")
+    }
+
+    /// A TCP socket bound to an ephemeral port of 127.0.0.1 without `listen`, and its port.
+    static func boundNotListening() -> (CInt, Int)? {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
+            }
+        }
+        guard bound else { close(fd); return nil }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     @Test("The token endpoint's timeout is a typed server error")
