@@ -9,14 +9,24 @@ let package = Package(
     name: "msal-swift",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
+        // The one import for apps: the core plus this platform's transport, user agent and file cache.
         .library(name: "MSAL", targets: ["MSAL"]),
-        .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
-        .library(name: "MSALLoopback", targets: ["MSALLoopback"]),
+        // The platform-free core alone (Foundation, swift-crypto, swift-log): bring your own transport and user agent.
+        .library(name: "MSALCore", targets: ["MSALCore"]),
+        .library(name: "MSALFileStorage", targets: ["MSALFileStorage"]),
+        .library(name: "MSALSystemBrowser", targets: ["MSALSystemBrowser"]),
         .library(name: "MSALHTTPTransport", targets: ["MSALHTTPTransport"]),
+        .library(name: "MSALLoopback", targets: ["MSALLoopback"]),
+        .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
+        // Test doubles for apps built on MSAL: a scripted identity provider, a recording transport, the emulator's
+        // auto-approve user agent.
+        .library(name: "MSALTesting", targets: ["MSALTesting"]),
         .executable(name: "msal-bench", targets: ["MSALBench"]),
         .executable(name: "msal-transport-bench", targets: ["MSALTransportBench"]),
-        // The `msal` command-line tool: login, token, accounts, logout, graph, demo, emulator.
+        // The `msal` command-line tool: login, token, accounts, logout, graph (emulator and demo run msal-emulator).
         .executable(name: "msal", targets: ["MSALCommand"]),
+        // The identity platform emulator as a program, and the demo on it.
+        .executable(name: "msal-emulator", targets: ["MSALEmulatorTool"]),
         // The seeds' sample apps as console programs (Examples/).
         .executable(name: "tutorial-graph", targets: ["tutorial-graph"]),
         .executable(name: "tutorial-b2c", targets: ["tutorial-b2c"]),
@@ -34,23 +44,46 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
-        // Platform-free core: authorities, token protocol, unified token cache, accounts, errors, flows.
+        // Platform-free core: authorities, token protocol, flows, unified token cache model and storage protocol,
+        // accounts, errors, the MSAL-named public API. Foundation, swift-crypto and swift-log only.
         .target(
-            name: "MSAL",
+            name: "MSALCore",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                "MSALLoopback",
-                "MSALHTTPTransport",
             ],
             swiftSettings: swiftSettings
         ),
+        // `import MSAL`: re-exports the core and picks this platform's services when an application is created.
+        .target(
+            name: "MSAL",
+            dependencies: [
+                "MSALCore",
+                "MSALFileStorage",
+                .target(name: "MSALHTTPTransport", condition: .when(platforms: [.linux])),
+                .target(name: "MSALSystemBrowser", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The token cache in a file: 0600, atomic writes, a cross-process lock shared with MSAL for Python (POSIX).
+        .target(
+            name: "MSALFileStorage",
+            dependencies: ["MSALCore"],
+            swiftSettings: swiftSettings
+        ),
+        // The system browser with an RFC 8252 loopback redirect: the user agent on Linux (and an option on macOS).
+        .target(
+            name: "MSALSystemBrowser",
+            dependencies: ["MSALCore", "MSALLoopback"],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP client on async-http-client: no redirects, per-request timeouts, cancellation, proxies and
-        // trust roots from the environment (no dependency on MSAL).
+        // trust roots from the environment; `MSALNIOHTTPClient` adapts it to MSAL's transport protocol.
         .target(
             name: "MSALHTTPTransport",
             dependencies: [
+                "MSALCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -60,7 +93,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // RFC 8252 loopback redirect listener and system browser opener (no dependency on MSAL).
+        // RFC 8252 loopback redirect listener and system browser opener on SwiftNIO (no dependency on MSAL).
         .target(
             name: "MSALLoopback",
             dependencies: [
@@ -68,6 +101,22 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // Test doubles on the core's seams (no emulator, no NIO).
+        .target(
+            name: "MSALTesting",
+            dependencies: [
+                "MSALCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Terminal output shared by the command-line programs: escaping of control characters, a stderr log handler.
+        .target(
+            name: "MSALCommandSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         // Local emulator of the Microsoft identity platform v2.0 and of Microsoft Graph `/me`.
@@ -104,8 +153,22 @@ let package = Package(
             name: "MSALCommand",
             dependencies: [
                 "MSAL",
+                "MSALTesting",
+                "MSALCommandSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `msal-emulator`: the emulator as a program, and `demo` (the Graph tutorial on the in-process emulator).
+        .executableTarget(
+            name: "MSALEmulatorTool",
+            dependencies: [
+                "MSAL",
                 "MSALEmulator",
                 "MSALSamples",
+                "MSALTesting",
+                "MSALCommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -121,39 +184,39 @@ let package = Package(
         // The Graph tutorial (seeds: sign in, call Graph /me, sign out) as a console program.
         .executableTarget(
             name: "tutorial-graph",
-            dependencies: ["MSAL", "MSALEmulator", "MSALSamples"],
+            dependencies: ["MSAL", "MSALEmulator", "MSALSamples", "MSALTesting"],
             path: "Examples/TutorialGraph",
             swiftSettings: swiftSettings
         ),
         // The Azure AD B2C sample (user flows by policy) as a console program.
         .executableTarget(
             name: "tutorial-b2c",
-            dependencies: ["MSAL", "MSALEmulator", "MSALSamples"],
+            dependencies: ["MSAL", "MSALEmulator", "MSALSamples", "MSALTesting"],
             path: "Examples/TutorialB2C",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MSALTests",
-            dependencies: ["MSAL", "MSALEmulator", "MSALSamples"],
+            dependencies: ["MSAL", "MSALCore", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALSamples"],
             swiftSettings: swiftSettings
         ),
         // The `msal` tool through its built binary, and the examples' logic.
         .testTarget(
             name: "MSALCommandTests",
-            dependencies: ["MSAL", "MSALEmulator", "MSALSamples"],
+            dependencies: ["MSAL", "MSALCore", "MSALEmulator", "MSALSamples", "MSALTesting", "MSALCommand"],
             swiftSettings: swiftSettings
         ),
         // The loopback listener against real sockets, and sign-in end to end with a real headless Chromium.
         .testTarget(
             name: "MSALBrowserTests",
-            dependencies: ["MSAL", "MSALLoopback", "MSALEmulator"],
+            dependencies: ["MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALTesting"],
             swiftSettings: swiftSettings
         ),
         // The HTTP transports and the redirect policy against real servers on 127.0.0.1.
         .testTarget(
             name: "MSALTransportTests",
             dependencies: [
-                "MSAL", "MSALHTTPTransport", "MSALSamples", "MSALEmulator",
+                "MSAL", "MSALCore", "MSALHTTPTransport", "MSALSamples", "MSALEmulator", "MSALTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

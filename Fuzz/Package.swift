@@ -32,7 +32,7 @@ let package = Package(
         .target(
             name: "FuzzHarness",
             dependencies: [
-                .product(name: "MSAL", package: "msal-swift"),
+                .product(name: "MSALCore", package: "msal-swift"),
                 .product(name: "MSALEmulator", package: "msal-swift"),
                 .product(name: "MSALLoopback", package: "msal-swift"),
             ],

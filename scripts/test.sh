@@ -3,7 +3,7 @@
 #   1. the Swift test suites (library, emulator, loopback listener, real-Chromium sign-in, `msal` tool, seed
 #      compatibility), which also drive Microsoft's MSAL for Python as the token-cache peer;
 #   2. the DocC catalog, which must build without a warning;
-#   3. the emulator fidelity suite: MSAL for Python's real flows against `msal emulator` over HTTPS;
+#   3. the emulator fidelity suite: MSAL for Python's real flows against `msal-emulator` over HTTPS;
 #   4. every fuzz target (scripts/fuzz.sh, docs/fuzzing.md) for a short time.
 # It installs what it needs itself: the Python peer (msal, pytest) into .venv, and on Debian Chromium and
 # chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test.
@@ -46,7 +46,7 @@ swift test --skip-build "$@"
 # The DocC catalog builds with no warning (broken symbol links fail the run).
 swift package generate-documentation --target MSAL --warnings-as-errors >/dev/null
 
-MSAL_EMULATOR_BIN="$(swift build --show-bin-path)/msal" \
+MSAL_EMULATOR_BIN="$(swift build --show-bin-path)/msal-emulator" \
     .venv/bin/python -m pytest -q Tests/python -W ignore::UserWarning
 
 # Every libFuzzer target of Fuzz/ for a bounded time (MSAL_FUZZ_SECONDS per target), after the other tests.

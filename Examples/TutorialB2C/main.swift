@@ -2,6 +2,7 @@ import Foundation
 import MSAL
 import MSALEmulator
 import MSALSamples
+import MSALTesting
 
 // The Azure AD B2C sample as a console program. Without --client-id it runs against the local identity platform
 // emulator's B2C tenant, started in-process with its (emulator-only) auto-approve switch.

@@ -2,6 +2,7 @@ import Foundation
 import MSAL
 import MSALEmulator
 import MSALSamples
+import MSALTesting
 
 // The Graph tutorial as a console program. Without --client-id it runs against the local identity platform
 // emulator, started in-process with its (emulator-only) auto-approve switch; with real ids against Microsoft Entra ID.

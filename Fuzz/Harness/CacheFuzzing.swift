@@ -1,5 +1,5 @@
 import Foundation
-@testable import MSAL
+@testable import MSALCore
 
 /// The unified token cache document: whatever another SDK (or a broken disk) left in the cache file.
 enum CacheFuzzing {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import MSAL
+@testable import MSALCore
 
 // Shared by the libFuzzer targets (Fuzz/) and the test suite (Tests/MSALTests/FuzzHarness links here).
 // A harness feeds one input to one parser and checks what must hold for every input: no trap, only typed errors,

@@ -1,5 +1,5 @@
 import Foundation
-@testable import MSAL
+@testable import MSALCore
 
 /// The hand-written cache JSON reader against Foundation's `JSONSerialization` (with `.fragmentsAllowed`): the same
 /// accept/reject decision, and the same values for what both accept.

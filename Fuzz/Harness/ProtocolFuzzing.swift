@@ -1,5 +1,5 @@
 import Foundation
-@testable import MSAL
+@testable import MSALCore
 @testable import MSALLoopback
 
 /// What identity-provider servers send: id tokens, `client_info`, token and error bodies, device-code answers,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MSAL
+import MSALCommandSupport
 
 /// Exit codes of `msal` (also listed in `msal --help`).
 enum CLIExit {
@@ -34,18 +35,24 @@ enum CLI {
 
     /// Writes a line to stdout, with control characters made visible (``TerminalText/safe(_:)``).
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((TerminalText.safe(text) + "\n").utf8))
+        TerminalOutput.out(text)
     }
 
     /// Writes a line to stderr, with control characters made visible (``TerminalText/safe(_:)``).
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((TerminalText.safe(text) + "\n").utf8))
+        TerminalOutput.err(text)
     }
 
     /// Compact JSON (one line).
     static func jsonLine(_ object: Any) -> String {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
         return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/")
+    }
+
+    /// A response body as pretty-printed JSON, or as text when it is not JSON.
+    static func prettyBody(_ body: Data) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: body) else { return String(decoding: body, as: UTF8.self) }
+        return prettyJSON(object)
     }
 
     /// Pretty JSON.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MSAL
-import MSALSamples
 
 /// `msal graph [PATH]`: a GET request to Microsoft Graph with a silent token.
 struct GraphCommand: AsyncParsableCommand {
@@ -25,13 +24,17 @@ struct GraphCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CLI.run(options) {
-            guard let url = GraphRequest.url(endpoint: options.resolvedGraphEndpoint, path: path) else {
+            guard let url = GraphURL.url(endpoint: options.resolvedGraphEndpoint, path: path) else {
                 throw CLIError(message: "Cannot build a URL from \(options.resolvedGraphEndpoint) and \(path).")
             }
             let factory = ApplicationFactory(options: options)
             let result = try await factory.silentToken(try factory.makeApplication())
-            let response = try await GraphRequest.get(url, accessToken: result.accessToken)
-            CLI.out(response.prettyBody)
+            let request = MSALHTTPRequest(method: "GET", url: url,
+                                          headers: ["Authorization": "Bearer \(result.accessToken)", "Accept": "application/json"],
+                                          timeout: 30)
+            // The token goes only to the URL's own origin: a redirect elsewhere is followed without it.
+            let response = try await MSALDefaultHTTPClient.shared.sendFollowingRedirects(request)
+            CLI.out(CLI.prettyBody(response.body))
             guard (200..<300).contains(response.statusCode) else {
                 throw CLIError(message: "Microsoft Graph answered HTTP \(response.statusCode) for \(url.path).")
             }

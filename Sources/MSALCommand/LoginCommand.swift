@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MSAL
-import MSALSamples
+import MSALTesting
 
 #if canImport(Glibc)
 import Glibc

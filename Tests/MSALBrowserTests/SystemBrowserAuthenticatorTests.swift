@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+@testable import MSALCore
 import MSALEmulator
 import MSALLoopback
 import Testing
@@ -144,8 +145,14 @@ struct SystemBrowserAuthenticatorTests {
     }
 
     #if !canImport(Darwin)
-    @Test func theSystemBrowserIsTheDefaultOutsideApplePlatforms() {
-        #expect(MSALWebAuthenticatorRegistry.defaultAuthenticator is MSALSystemBrowserWebAuthenticator)
+    @Test func theSystemBrowserIsTheDefaultOutsideApplePlatforms() throws {
+        #expect(MSALPlatformServices.platformDefault.webAuthenticator is MSALSystemBrowserWebAuthenticator)
+        #expect(MSALPlatformServices.platformDefault.httpClient is MSALNIOHTTPClient)
+        // Each application gets the platform's services when it is created: no process-wide default.
+        let config = MSALPublicClientApplicationConfig(clientId: "11111111-2222-3333-4444-555555555555")
+        config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
+        let application = try MSALPublicClientApplication(configuration: config)
+        #expect(application.engine.defaultAuthenticator is MSALSystemBrowserWebAuthenticator)
     }
     #endif
 

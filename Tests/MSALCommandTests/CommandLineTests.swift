@@ -75,6 +75,22 @@ struct CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: runner.home.appendingPathComponent("data/msal-swift").path))
     }
 
+    @Test func demoAndEmulatorNeedTheEmulatorProgramBesideMsal() async throws {
+        // `msal` alone (no msal-emulator beside it) says what to build instead of failing obscurely.
+        let runner = try CommandRunner()
+        let lonely = runner.home.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: lonely, withIntermediateDirectories: true)
+        let copy = lonely.appendingPathComponent("msal")
+        try FileManager.default.copyItem(at: runner.binary, to: copy)
+        let alone = try CommandRunner(binary: copy, home: runner.home)
+        for command in ["demo", "emulator"] {
+            let output = try await alone.run([command])
+            #expect(output.status == 1)
+            #expect(output.stderr.contains("msal-emulator") && output.stderr.contains("swift build --product msal-emulator"))
+            #expect(output.stdout.isEmpty)
+        }
+    }
+
     @Test func deviceCodeLoginTokenGraphAccountsLogout() async throws {
         let setup = try await Setup.start()
         var stderrs: [String] = []

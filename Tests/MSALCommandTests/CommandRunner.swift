@@ -24,6 +24,12 @@ struct CommandRunner: Sendable {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     }
 
+    /// A runner of another copy of the binary, with the same private home.
+    init(binary: URL, home: URL) {
+        self.binary = binary
+        self.home = home
+    }
+
     /// The `msal` executable next to the test bundle (both live in the build's bin directory), or `MSAL_BINARY`.
     static func locateBinary() throws -> URL {
         var candidates: [URL] = []

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 import MSAL
+import MSALTesting
 import MSALEmulator
 import MSALSamples
+@testable import MSALCommand
 
 /// The examples' tutorial logic against the emulator, in process.
 @Suite("Examples against the emulator", .serialized)
@@ -54,8 +56,8 @@ struct ExampleTests {
     }
 
     @Test func graphURLs() {
-        #expect(GraphRequest.url(endpoint: "https://graph.microsoft.com", path: "/me")?.absoluteString == "https://graph.microsoft.com/v1.0/me")
-        #expect(GraphRequest.url(endpoint: "https://graph.microsoft.com/", path: "beta/me")?.absoluteString == "https://graph.microsoft.com/beta/me")
-        #expect(GraphRequest.url(endpoint: "http://127.0.0.1:1/v1.0", path: "me")?.absoluteString == "http://127.0.0.1:1/v1.0/me")
+        #expect(GraphURL.url(endpoint: "https://graph.microsoft.com", path: "/me")?.absoluteString == "https://graph.microsoft.com/v1.0/me")
+        #expect(GraphURL.url(endpoint: "https://graph.microsoft.com/", path: "beta/me")?.absoluteString == "https://graph.microsoft.com/beta/me")
+        #expect(GraphURL.url(endpoint: "http://127.0.0.1:1/v1.0", path: "me")?.absoluteString == "http://127.0.0.1:1/v1.0/me")
     }
 }

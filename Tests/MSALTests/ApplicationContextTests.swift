@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// An application keeps the settings it was created with: no flow reads ``MSALGlobalConfig`` afterwards, and
 /// nothing one application learns about authorities reaches another.

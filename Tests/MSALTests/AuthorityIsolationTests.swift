@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// Routes each request to the provider of its cloud: by host, and instance discovery by the host of the
 /// authorization endpoint it asks about (as the real discovery endpoint answers for every cloud).

@@ -1,5 +1,6 @@
 import Foundation
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// An `MSALHTTPClient` that records every request and answers with a handler.
 final class RecordingHTTPClient: MSALHTTPClient, @unchecked Sendable {

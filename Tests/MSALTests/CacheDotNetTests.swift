@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// A cache in the shape MSAL.NET writes: case-insensitively sorted target, `…-refreshtoken-1--` family RT,
 /// extra fields on every entry, integer/decimal date variants.

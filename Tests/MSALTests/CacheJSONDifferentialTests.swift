@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// The hand-written cache JSON reader against Foundation's `JSONSerialization` on generated and mutated documents:
 /// the same accept/reject decision and the same values (`JSONDifferential` in FuzzHarness/ lists the intended

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
+@testable import MSALFileStorage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,6 @@
 import Foundation
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// Values and helpers shared by the token-cache tests.
 enum CacheFixtures {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 import MSALEmulator
 
 /// The device code flow against the emulator, with a sleep that moves the clocks instead of waiting.

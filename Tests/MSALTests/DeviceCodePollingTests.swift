@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// The device code polling rules, without I/O.
 @Suite("Device code polling state machine")

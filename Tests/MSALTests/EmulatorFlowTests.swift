@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+import MSALTesting
+@testable import MSALCore
 import MSALEmulator
 import MSALSamples
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 import MSALLoopback
 #if canImport(Glibc)
 import Glibc

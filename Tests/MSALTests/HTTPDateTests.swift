@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// HTTP dates (RFC 9110 §5.6.7), as the `Date` and `Retry-After` headers carry them.
 @Suite("HTTP dates")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// Numbers a hostile or broken identity provider sends (outside `Int`'s range, infinities, NaN, negative, not
 /// numbers at all) end a call with a typed error or are clamped; they never take the process down.

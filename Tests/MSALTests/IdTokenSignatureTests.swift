@@ -2,7 +2,8 @@ import _CryptoExtras
 import Crypto
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 @Suite("Id token signature (RS256 against a JWKS)")
 struct IdTokenSignatureTests {

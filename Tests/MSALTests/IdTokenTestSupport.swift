@@ -1,7 +1,8 @@
 import _CryptoExtras
 import Crypto
 import Foundation
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// Builds JWTs for tests, optionally signed (RS256) with a key made at run time.
 enum TestJWT {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// What an OpenID client must refuse (OpenID Connect Core §3.1.3.7, §12.2; RFC 6749 §5.1), through the library
 /// against a provider that misbehaves in one way at a time.

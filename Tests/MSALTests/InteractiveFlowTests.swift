@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 @Suite("Interactive acquisition and accounts")
 struct InteractiveFlowTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
+@testable import MSALFileStorage
 
 /// Microsoft's MSAL for Python (pip package `msal`) as the independent peer of the token cache: a cache this
 /// library wrote gives MSAL for Python silent hits, and a cache MSAL for Python wrote gives this library silent

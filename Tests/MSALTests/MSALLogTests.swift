@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// `MSALLog` builds a message only when it will be delivered.
 @Suite("MSAL log levels")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// Sign-out from the cache: this application only, or every application sharing the cache (`wipeAccount`).
 @Suite("Sign-out")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// `MSALTelemetryConfig.telemetryCallback` gets one event per finished token request, without secrets.
 @Suite("Telemetry events", .serialized)

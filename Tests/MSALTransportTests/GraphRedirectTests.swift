@@ -1,5 +1,7 @@
 import Foundation
-@testable import MSAL
+import MSAL
+@testable import MSALCore
+@testable import MSALHTTPTransport
 import MSALSamples
 import Testing
 

@@ -7,7 +7,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import MSAL
+import MSAL
+@testable import MSALCore
+@testable import MSALHTTPTransport
 import Testing
 
 /// Every request ends within its timeout, cancellation stops it at once, and waiting costs no CPU.

@@ -1,4 +1,4 @@
-"""Starts the `msal emulator` binary once per test session and hands its start-up JSON to tests."""
+"""Starts the `msal-emulator` binary once per test session and hands its start-up JSON to tests."""
 import json
 import os
 import pathlib
@@ -15,10 +15,10 @@ def _emulator_binary():
     explicit = os.environ.get("MSAL_EMULATOR_BIN")
     if explicit:
         return [explicit]
-    built = ROOT / ".build" / "debug" / "msal"
+    built = ROOT / ".build" / "debug" / "msal-emulator"
     if built.exists():
         return [str(built)]
-    return ["swift", "run", "--package-path", str(ROOT), "msal"]
+    return ["swift", "run", "--package-path", str(ROOT), "msal-emulator"]
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +28,7 @@ def emulator():
     # Device-code polling every second keeps the test short; everything else is the ready default.
     config.write_text(json.dumps({"lifetimes": {"deviceCodeInterval": 1}}))
     process = subprocess.Popen(
-        _emulator_binary() + ["emulator", "--json", "--config", str(config), "--ca-dir", workdir],
+        _emulator_binary() + ["serve", "--json", "--config", str(config), "--ca-dir", workdir],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(ROOT),
     )
     line = process.stdout.readline()

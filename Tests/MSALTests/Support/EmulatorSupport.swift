@@ -2,7 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 import MSALEmulator
 
 /// Counts the requests an application sends, and passes them to the real transport.

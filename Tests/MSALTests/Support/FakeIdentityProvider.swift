@@ -1,7 +1,8 @@
 import _CryptoExtras
 import Crypto
 import Foundation
-@testable import MSAL
+import MSAL
+@testable import MSALCore
 
 /// A scripted identity provider behind MSAL's HTTP seam, for flow tests without sockets. It answers instance
 /// discovery, OpenID metadata and the token endpoint like Entra, and hands out authorization codes through

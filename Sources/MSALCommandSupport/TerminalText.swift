@@ -5,7 +5,7 @@ import Logging
 /// message from the identity provider, user names and hosts from the cache file, Graph's answers. A terminal
 /// obeys control characters wherever they come from (ESC sequences retitle the window, clear the screen, move
 /// the cursor to fake a prompt; BEL rings), so every line the tool writes passes through ``safe(_:)`` first.
-enum TerminalText {
+package enum TerminalText {
     /// `text` with every character a terminal could act on replaced by a visible `\uXXXX` escape: the C0 controls
     /// except newline and tab (ESC, BEL, CR, backspace, ...), DEL, the C1 controls (such as the one-byte CSI,
     /// U+009B), the line and paragraph separators, and the bidirectional overrides and isolates that reorder
@@ -13,7 +13,7 @@ enum TerminalText {
     ///
     /// The escape is JSON's, and JSON puts characters like these only inside strings, so JSON text stays valid
     /// JSON with the same value (`JSONSerialization` already escapes C0 controls, but not DEL or C1).
-    static func safe(_ text: String) -> String {
+    package static func safe(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -28,7 +28,7 @@ enum TerminalText {
     }
 
     /// Whether a terminal (or a reader) could be misled by `scalar` printed as is.
-    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x0A, 0x09: return false                  // newline and tab: layout the tool itself uses
         case 0x00...0x1F, 0x7F...0x9F: return true      // C0, DEL, C1
@@ -41,27 +41,40 @@ enum TerminalText {
 
 /// swift-log to stderr, one line a message, through ``TerminalText/safe(_:)``: MSAL's diagnostics can quote
 /// what a server sent.
-struct TerminalLogHandler: LogHandler {
+package struct TerminalLogHandler: LogHandler {
     let label: String
-    var logLevel: Logger.Level
-    var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
 
-    init(label: String, logLevel: Logger.Level) {
+    package init(label: String, logLevel: Logger.Level) {
         self.label = label
         self.logLevel = logLevel
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
         let details = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let timestamp = ISO8601DateFormatter().string(from: Date())
         let line = TerminalText.safe("\(timestamp) \(event.level) \(label):\(details) \(event.message)")
         FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Writing lines to the terminal, with control characters made visible (``TerminalText/safe(_:)``).
+package enum TerminalOutput {
+    /// Writes a line to stdout.
+    package static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data((TerminalText.safe(text) + "\n").utf8))
+    }
+
+    /// Writes a line to stderr.
+    package static func err(_ text: String) {
+        FileHandle.standardError.write(Data((TerminalText.safe(text) + "\n").utf8))
     }
 }

@@ -7,21 +7,21 @@ import Logging
 ///
 /// Messages never contain tokens. Personal data (user names, account ids) is passed separately as `pii` and is
 /// shown only when the masking level allows it.
-struct MSALLog: Sendable {
+package struct MSALLog: Sendable {
     private let swiftLog: Logger
-    let correlationId: UUID?
+    package let correlationId: UUID?
 
-    init(correlationId: UUID? = nil) {
+    package init(correlationId: UUID? = nil) {
         self.swiftLog = Logger(label: "com.microsoft.identity.msal")
         self.correlationId = correlationId
     }
 
-    func with(correlationId: UUID) -> MSALLog { MSALLog(correlationId: correlationId) }
+    package func with(correlationId: UUID) -> MSALLog { MSALLog(correlationId: correlationId) }
 
-    func error(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.error, message, pii) }
-    func warning(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.warning, message, pii) }
-    func info(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.info, message, pii) }
-    func verbose(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.verbose, message, pii) }
+    package func error(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.error, message, pii) }
+    package func warning(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.warning, message, pii) }
+    package func info(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.info, message, pii) }
+    package func verbose(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.verbose, message, pii) }
 
     /// Builds the message only when someone receives it: the level is on in ``MSALGlobalConfig/loggerConfig`` and
     /// a callback is set or swift-log's handler takes the level.

@@ -63,7 +63,7 @@ extension MSALPublicClientApplication {
                                                   correlationId: correlationId)
         if let endSession {
             let webview = signoutParameters.webviewParameters
-            guard let authenticator = webview.webAuthenticator ?? MSALWebAuthenticatorRegistry.defaultAuthenticator else {
+            guard let authenticator = webview.webAuthenticator ?? engine.defaultAuthenticator else {
                 throw MSALErrorInfo.internal(.internalErrorNoViewController,
                                              "Browser sign-out needs a web authenticator; the local sign-out is done.",
                                              correlationId: correlationId)

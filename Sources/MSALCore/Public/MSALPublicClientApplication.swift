@@ -35,19 +35,19 @@ public final class MSALPublicClientApplication: Sendable {
     /// malformed client id, ``MSALInternalError/internalErrorInvalidRedirectURI`` for a redirect URI that cannot
     /// be used, and ``MSALInternalError/internalErrorFailedAuthorityValidation`` for a B2C authority that is not in
     /// ``MSALPublicClientApplicationConfig/knownAuthorities``.
-    public init(configuration: MSALPublicClientApplicationConfig) throws {
+    ///
+    /// `platform` supplies what the configuration leaves unset (transport, user agent, storage). The `MSAL`
+    /// module's `init(configuration:)` passes the platform's own; this initializer is for apps that use
+    /// `MSALCore` alone or bring every piece themselves.
+    public init(configuration: MSALPublicClientApplicationConfig, platform: MSALPlatformServices) throws {
         let snapshot = configuration.snapshot()
         let settings = try EngineSettings(snapshot)
-        let storage = snapshot.cacheConfig.storage ?? MSALFileTokenCacheStorage(fileURL: MSALFileTokenCacheStorage.defaultFileURL())
+        let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
         let store = TokenCacheStore(storage: storage, logger: .init(label: "com.microsoft.identity.msal.cache"))
-        engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? MSALDefaultHTTPClient.shared,
-                              clock: snapshot.clock ?? MSALSystemClock(), cache: CacheOwner(store: store))
+        engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,
+                              clock: snapshot.clock ?? MSALSystemClock(), cache: CacheOwner(store: store),
+                              defaultAuthenticator: platform.webAuthenticator)
         configurationCopy = snapshot
-    }
-
-    /// Creates an application for `clientId` with the default authority (`https://login.microsoftonline.com/common`).
-    public convenience init(clientId: String) throws {
-        try self.init(configuration: MSALPublicClientApplicationConfig(clientId: clientId))
     }
 
     /// A copy of the configuration the application was created with.

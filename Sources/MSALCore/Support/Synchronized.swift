@@ -5,16 +5,16 @@ import Synchronization
 
 #if canImport(Darwin)
 /// A value guarded by a lock, so that MSAL's mutable parameter objects can be shared across tasks safely.
-final class LockedBox<Value>: @unchecked Sendable {
+package final class LockedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
-    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
-    func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
+    package func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+    package func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
     @discardableResult
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         lock.lock(); defer { lock.unlock() }
         return try body(&value)
     }
@@ -22,18 +22,18 @@ final class LockedBox<Value>: @unchecked Sendable {
 #else
 /// A value guarded by a lock, so that MSAL's mutable parameter objects can be shared across tasks safely.
 /// The lock is stored inline: one allocation per box.
-final class LockedBox<Value>: @unchecked Sendable {
+package final class LockedBox<Value>: @unchecked Sendable {
     private let mutex: Mutex<UnsafeValue>
 
     /// Lets a non-`Sendable` value live in the mutex; the box only hands it out under the lock.
     private struct UnsafeValue: @unchecked Sendable { var value: Value }
 
-    init(_ value: Value) { mutex = Mutex(UnsafeValue(value: value)) }
+    package init(_ value: Value) { mutex = Mutex(UnsafeValue(value: value)) }
 
-    func get() -> Value { mutex.withLock { $0.value } }
-    func set(_ newValue: Value) { mutex.withLock { $0.value = newValue } }
+    package func get() -> Value { mutex.withLock { $0.value } }
+    package func set(_ newValue: Value) { mutex.withLock { $0.value = newValue } }
     @discardableResult
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         try mutex.withLock { (state: inout UnsafeValue) throws -> UncheckedResult<T> in
             UncheckedResult(value: try body(&state.value))
         }.value

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MSALHTTPTransport
+import MSALCore
 
 /// A transport on async-http-client and SwiftNIO: the default on Linux.
 ///
@@ -76,17 +76,5 @@ public struct MSALNIOHTTPClient: MSALHTTPClient {
         case .shutDown, .other: code = .unknown
         }
         return URLError(code, userInfo: [NSLocalizedDescriptionKey: error.message])
-    }
-}
-
-/// The transport MSAL uses when ``MSALPublicClientApplicationConfig/httpClient`` is nil.
-public enum MSALDefaultHTTPClient {
-    /// ``MSALNIOHTTPClient/shared`` on Linux, ``MSALURLSessionHTTPClient/shared`` on Apple platforms.
-    public static var shared: any MSALHTTPClient {
-        #if canImport(Darwin)
-        MSALURLSessionHTTPClient.shared
-        #else
-        MSALNIOHTTPClient.shared
-        #endif
     }
 }

@@ -69,26 +69,3 @@ public protocol MSALWebAuthenticator: Sendable {
 extension MSALWebAuthenticator {
     public func endSession(url: URL) async throws {}
 }
-
-/// The process-wide default user agent, used when ``MSALWebviewParameters/webAuthenticator`` is nil.
-public enum MSALWebAuthenticatorRegistry {
-    private static let box = LockedBox<(any MSALWebAuthenticator)?>(nil)
-
-    /// The default user agent. Platform modules install theirs here; applications may replace it.
-    ///
-    /// Outside Apple platforms, when nothing was installed, it is an ``MSALSystemBrowserWebAuthenticator``
-    /// (system browser and loopback redirect), created on first use.
-    public static var defaultAuthenticator: (any MSALWebAuthenticator)? {
-        get {
-            #if !canImport(Darwin)
-            return box.withLock { installed in
-                if installed == nil { installed = MSALSystemBrowserWebAuthenticator() }
-                return installed
-            }
-            #else
-            return box.get()
-            #endif
-        }
-        set { box.set(newValue) }
-    }
-}

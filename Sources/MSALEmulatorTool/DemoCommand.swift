@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import MSAL
 import MSALEmulator
+import MSALCommandSupport
 import MSALSamples
+import MSALTesting
 
 /// `msal demo`: the whole Graph tutorial against an in-process emulator, with no person and no real cache.
 struct DemoCommand: AsyncParsableCommand {
@@ -17,7 +19,7 @@ struct DemoCommand: AsyncParsableCommand {
         Tokens are never printed.
 
         Example:
-          msal demo
+          msal-emulator demo
         """
     )
 
@@ -25,7 +27,7 @@ struct DemoCommand: AsyncParsableCommand {
     var verbose = false
 
     func run() async throws {
-        CLI.setUpLogging(verbose: verbose)
+        EmulatorTool.setUpLogging(verbose: verbose)
         var configuration = EmulatorConfiguration.default
         // Emulator-only: approve the demo user's sign-in at once, with no page.
         configuration.autoApproveUsername = configuration.defaults.username
@@ -33,25 +35,25 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             emulator = try await IdentityEmulator.start(configuration)
         } catch {
-            CLI.err("msal: error: the emulator could not start: \(CLI.oneLine(String(describing: error)))")
-            throw ExitCode(CLIExit.failure)
+            TerminalOutput.err("msal-emulator: error: the emulator could not start: \(EmulatorTool.oneLine(String(describing: error)))")
+            throw ExitCode.failure
         }
         let start = Date()
         let step = LockedCounter()
         let log: @Sendable (String) -> Void = { text in
             let elapsed = String(format: "%6.3f", Date().timeIntervalSince(start))
-            CLI.out("[\(elapsed)s] #\(step.next()) \(text)")
+            TerminalOutput.out("[\(elapsed)s] #\(step.next()) \(text)")
         }
-        CLI.out("MSAL for Swift demo: the Graph tutorial against the local identity platform emulator.")
-        CLI.out("Emulator at \(emulator.httpURL.absoluteString); auto-approve (emulator-only switch) signs in \(emulator.username).")
+        TerminalOutput.out("MSAL for Swift demo: the Graph tutorial against the local identity platform emulator.")
+        TerminalOutput.out("Emulator at \(emulator.httpURL.absoluteString); auto-approve (emulator-only switch) signs in \(emulator.username).")
         let settings = GraphTutorialSettings(
             clientId: emulator.clientId, authority: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)",
             scopes: ["User.Read"], graphEndpoint: emulator.httpURL.absoluteString + "/",
             cacheStorage: MSALInMemoryTokenCacheStorage(), webAuthenticator: EmulatorAutoApproveAuthenticator())
         let succeeded = await GraphTutorial(settings: settings, log: log).run()
         await emulator.stop()
-        CLI.out(succeeded ? "Demo completed." : "Demo failed.")
-        if !succeeded { throw ExitCode(CLIExit.failure) }
+        TerminalOutput.out(succeeded ? "Demo completed." : "Demo failed.")
+        if !succeeded { throw ExitCode.failure }
     }
 }
 

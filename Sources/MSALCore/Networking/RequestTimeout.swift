@@ -1,9 +1,9 @@
 import Foundation
 
 /// Bounds an exchange by the request's timeout with a sleeping timer task (no CPU while waiting).
-enum RequestTimeout {
+package enum RequestTimeout {
     /// `timeout` made usable: at least 1 ms, at most a day, a day when not finite.
-    static func seconds(_ timeout: TimeInterval) -> TimeInterval {
+    package static func seconds(_ timeout: TimeInterval) -> TimeInterval {
         timeout.isFinite ? min(max(timeout, 0.001), 86_400) : 86_400
     }
 

@@ -20,6 +20,8 @@ final class ClientEngine: Sendable {
     let clock: any MSALClock
     let cache: CacheOwner
     let resolver: AuthorityResolver
+    /// The platform's user agent, for interactive calls that bring none.
+    let defaultAuthenticator: (any MSALWebAuthenticator)?
     let refreshes = RefreshCoordinator()
     let hitMemo = SilentHitMemo()
     let throttle = ThrottleStore()
@@ -39,8 +41,9 @@ final class ClientEngine: Sendable {
     }
 
     init(settings: EngineSettings, http: any MSALHTTPClient, clock: any MSALClock, cache: CacheOwner,
-         resolver: AuthorityResolver = AuthorityResolver()) {
+         defaultAuthenticator: (any MSALWebAuthenticator)? = nil, resolver: AuthorityResolver = AuthorityResolver()) {
         self.settings = settings
+        self.defaultAuthenticator = defaultAuthenticator
         self.http = http
         self.clock = clock
         self.cache = cache

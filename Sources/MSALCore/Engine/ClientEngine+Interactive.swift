@@ -23,7 +23,7 @@ extension ClientEngine {
         if !request.extraScopesToConsent.isEmpty {
             try Scopes.validate(request.extraScopesToConsent, correlationId: correlationId)
         }
-        guard let authenticator = request.authenticator ?? MSALWebAuthenticatorRegistry.defaultAuthenticator else {
+        guard let authenticator = request.authenticator ?? defaultAuthenticator else {
             throw MSALErrorInfo.internal(.internalErrorNoViewController,
                                          "No web authenticator is available to show the sign-in pages; set MSALWebviewParameters.webAuthenticator.",
                                          correlationId: correlationId)

@@ -1,4 +1,5 @@
 import Foundation
+import MSALCore
 import MSALLoopback
 
 /// Interactive sign-in in the system browser with a loopback redirect (RFC 8252), the default user agent

@@ -27,7 +27,7 @@ public final class MSALWebviewParameters: @unchecked Sendable {
     /// Whether the browser should not share cookies with other sessions, where the user agent supports it.
     @MSALLocked public var prefersEphemeralWebBrowserSession: Bool = false
     /// The user agent that opens the authorization URL and returns the redirect. `nil` selects the platform
-    /// default (``MSALWebAuthenticatorRegistry/defaultAuthenticator``).
+    /// default: the user agent the application was created with (``MSALPlatformServices/webAuthenticator``).
     @MSALLocked public var webAuthenticator: (any MSALWebAuthenticator)?
 
     /// Creates parameters for the platform's default user agent.

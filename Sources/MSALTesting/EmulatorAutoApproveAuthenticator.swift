@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MSAL
+import MSALCore
 
 /// **Emulator only.** A user agent for the local identity platform emulator started with its auto-approve switch
 /// (`autoApproveUsername`, `msal emulator --auto-approve USER`): the emulator answers the authorize request at

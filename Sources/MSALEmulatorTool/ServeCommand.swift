@@ -8,10 +8,10 @@ import Glibc
 import Darwin
 #endif
 
-/// `msal emulator`: serves the local Microsoft identity platform emulator until interrupted.
-struct EmulatorCommand: AsyncParsableCommand {
+/// `msal-emulator serve` (the default subcommand): serves the local Microsoft identity platform emulator until interrupted.
+struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "emulator",
+        commandName: "serve",
         abstract: "Run a local emulator of the Microsoft identity platform (v2.0) and Microsoft Graph /me.",
         discussion: """
         Listens on 127.0.0.1 only, over HTTPS (certificate issued by a CA generated at start; trust the file in \

@@ -1,0 +1,29 @@
+import Foundation
+
+/// What an application takes from its platform: the HTTP transport, the user agent of interactive sign-in when
+/// ``MSALWebviewParameters/webAuthenticator`` is nil, and the token cache storage when
+/// ``MSALCacheConfig/storage`` is nil.
+///
+/// The `MSAL` module passes its platform's services when an application is created
+/// (`MSALPublicClientApplication(configuration:)`): on Linux the async-http-client transport, the system browser
+/// with a loopback redirect and the file cache; on Apple platforms `URLSession`, the system authentication
+/// session and the file cache. With `MSALCore` alone, pass your own to
+/// ``MSALPublicClientApplication/init(configuration:platform:)``. Nothing here is process-wide: each application
+/// keeps the services it was created with.
+public struct MSALPlatformServices: Sendable {
+    /// The transport, used when ``MSALPublicClientApplicationConfig/httpClient`` is nil.
+    public var httpClient: any MSALHTTPClient
+    /// The user agent, used when the call's ``MSALWebviewParameters/webAuthenticator`` is nil. `nil`: interactive
+    /// calls without their own authenticator fail with ``MSALInternalError/internalErrorNoViewController``.
+    public var webAuthenticator: (any MSALWebAuthenticator)?
+    /// Makes the storage used when ``MSALCacheConfig/storage`` is nil.
+    public var cacheStorage: @Sendable () -> any MSALTokenCacheStorage
+
+    /// Creates platform services. The default storage keeps tokens in memory only.
+    public init(httpClient: any MSALHTTPClient, webAuthenticator: (any MSALWebAuthenticator)? = nil,
+                cacheStorage: @escaping @Sendable () -> any MSALTokenCacheStorage = { MSALInMemoryTokenCacheStorage() }) {
+        self.httpClient = httpClient
+        self.webAuthenticator = webAuthenticator
+        self.cacheStorage = cacheStorage
+    }
+}
