@@ -82,7 +82,7 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(at: lonely, withIntermediateDirectories: true)
         let copy = lonely.appendingPathComponent("msal")
         try FileManager.default.copyItem(at: runner.binary, to: copy)
-        let alone = try CommandRunner(binary: copy, home: runner.home)
+        let alone = CommandRunner(binary: copy, home: runner.home)
         for command in ["demo", "emulator"] {
             let output = try await alone.run([command])
             #expect(output.status == 1)

@@ -1,7 +1,9 @@
 import Foundation
+import Logging
 import Testing
 import MSAL
 @testable import MSALCore
+@testable import MSALFileStorage
 
 /// An application keeps the settings it was created with: no flow reads ``MSALGlobalConfig`` afterwards, and
 /// nothing one application learns about authorities reaches another.
@@ -53,5 +55,74 @@ struct ApplicationContextTests {
         config.retryInterval = original.1
         config.retryCount = Int.max
         #expect(config.retryCount == 10)
+    }
+
+    @Test("Log settings are the application's: a later change of MSALGlobalConfig's callback does not reach it")
+    func logSettingsAreSnapshotted() async throws {
+        let provider = FakeIdentityProvider(host: "login-log-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+        let before = LockedBox<[String]>([])
+        let after = LockedBox<[String]>([])
+        MSALGlobalConfig.loggerConfig.setLogCallback { _, text, _ in before.withLock { $0.append(text ?? "") } }
+        let app = try makeFakeApp(provider)
+        MSALGlobalConfig.loggerConfig.setLogCallback { _, text, _ in after.withLock { $0.append(text ?? "") } }
+        defer { MSALGlobalConfig.loggerConfig.clearLogCallback() }
+        let parameters = interactiveParameters(provider)
+        let correlationId = UUID()
+        parameters.correlationId = correlationId
+        _ = try await app.acquireToken(with: parameters)
+        // MSAL's callback has no metadata: the correlation id leads the text.
+        #expect(before.get().contains { $0.hasPrefix("[\(correlationId.uuidString)] ") })
+        #expect(!after.get().contains { $0.contains(correlationId.uuidString) })
+    }
+
+    @Test("Every log line goes to the configured Logger, with the correlation id as metadata")
+    func configuredLoggerGetsCorrelationMetadata() async throws {
+        let provider = FakeIdentityProvider(host: "login-meta-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+        let records = LockedBox<[CapturedLogRecord]>([])
+        let logger = Logger(label: "app.auth") { label in CapturingLogHandler(records: records) }
+        let app = try makeFakeApp(provider) { config in config.logger = logger }
+        let parameters = interactiveParameters(provider)
+        let correlationId = UUID()
+        parameters.correlationId = correlationId
+        _ = try await app.acquireToken(with: parameters)
+        let lines = records.get()
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.metadata[MSALLog.correlationIdKey] == .string(correlationId.uuidString) })
+        // Metadata, not text: the message does not repeat the id.
+        #expect(!lines.contains { $0.message.contains(correlationId.uuidString) })
+
+        // The cache logs through the same logger (an unreadable cache file is reported there).
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ctx-\(UUID().uuidString).json")
+        try Data("not json".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let cacheRecords = LockedBox<[CapturedLogRecord]>([])
+        let cacheLogger = Logger(label: "app.cache") { _ in CapturingLogHandler(records: cacheRecords) }
+        let other = try makeFakeApp(provider, storage: MSALFileTokenCacheStorage(fileURL: file)) { $0.logger = cacheLogger }
+        _ = try other.allAccounts()
+        #expect(cacheRecords.get().contains { $0.level == .warning && $0.message.contains("token cache") })
+    }
+}
+
+struct CapturedLogRecord: Sendable {
+    var level: Logger.Level
+    var message: String
+    var metadata: Logger.Metadata
+}
+
+/// A swift-log handler that keeps every record (at every level).
+struct CapturingLogHandler: LogHandler {
+    let records: LockedBox<[CapturedLogRecord]>
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var merged = metadata
+        if let extra = event.metadata { merged.merge(extra) { $1 } }
+        records.withLock { $0.append(CapturedLogRecord(level: event.level, message: "\(event.message)", metadata: merged)) }
     }
 }

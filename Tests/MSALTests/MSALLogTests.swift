@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import MSAL
 @testable import MSALCore
@@ -20,18 +21,20 @@ struct MSALLogTests {
         config.setLogCallback { _, text, _ in delivered.withLock { $0.append(text ?? "") } }
         config.logLevel = .warning
         let evaluations = Evaluations()
-        let log = MSALLog()
-        log.log(.verbose, { evaluations.message("verbose") }, { evaluations.message("pii") }, config: config)
-        log.log(.info, { evaluations.message("info") }, { nil }, config: config)
+        var log = MSALLog(logger: Logger(label: "t"), settings: .init(config))
+        log.log(.verbose, { evaluations.message("verbose") }, { evaluations.message("pii") })
+        log.log(.info, { evaluations.message("info") }, { nil })
         #expect(evaluations.count.get() == 0)
         #expect(delivered.get().isEmpty)
 
-        log.log(.warning, { evaluations.message("warning") }, { nil }, config: config)
+        log.log(.warning, { evaluations.message("warning") }, { nil })
         #expect(evaluations.count.get() == 1)
         #expect(delivered.get() == ["warning"])
 
+        // The settings are a copy: a later change of the configuration needs a new log.
         config.logLevel = .nothing
-        log.log(.error, { evaluations.message("error") }, { nil }, config: config)
+        log = MSALLog(logger: Logger(label: "t"), settings: .init(config))
+        log.log(.error, { evaluations.message("error") }, { nil })
         #expect(evaluations.count.get() == 1)
     }
 
@@ -41,7 +44,7 @@ struct MSALLogTests {
         let config = MSALLoggerConfig()
         config.logLevel = .verbose
         let evaluations = Evaluations()
-        MSALLog().log(.verbose, { evaluations.message("verbose") }, { nil }, config: config)
+        MSALLog(logger: Logger(label: "t"), settings: .init(config)).log(.verbose, { evaluations.message("verbose") }, { nil })
         #expect(evaluations.count.get() == 0)
     }
 

@@ -20,7 +20,7 @@ import Logging
 /// Not thread-safe: owned by one actor.
 final class TokenCacheStore {
     let storage: any MSALTokenCacheStorage
-    let logger: Logger
+    let log: MSALLog
 
     /// How often, and how far apart, unreadable data is read again under the lock before it is set aside.
     static let unreadableRereads = 10
@@ -32,9 +32,14 @@ final class TokenCacheStore {
     /// Whether `document` reflects the storage at all (false until the first load, or after a failure).
     private var isLoaded = false
 
-    init(storage: any MSALTokenCacheStorage, logger: Logger) {
+    /// A store that logs to `logger` with ``MSALGlobalConfig/loggerConfig`` as it is now.
+    convenience init(storage: any MSALTokenCacheStorage, logger: Logger) {
+        self.init(storage: storage, log: MSALLog(logger: logger, settings: MSALLog.Settings(MSALGlobalConfig.loggerConfig)))
+    }
+
+    init(storage: any MSALTokenCacheStorage, log: MSALLog) {
         self.storage = storage
-        self.logger = logger
+        self.log = log
     }
 
     /// The current document, re-read first if the storage changed since the last read or write.
@@ -93,7 +98,7 @@ final class TokenCacheStore {
         } catch let error as MSALErrorInfo {
             return .unreadable(stored.version, error)
         }
-        for warning in parsed.parseWarnings { logger.warning("\(warning)") }
+        for warning in parsed.parseWarnings { log.warning("\(warning)") }
         document = parsed
         loadedVersion = stored.version
         isLoaded = true
@@ -115,7 +120,7 @@ final class TokenCacheStore {
                 if attempt < Self.unreadableRereads { usleep(Self.unreadableRereadPause) }
             case .unreadable(let version, let error):
                 if version == previous {
-                    logger.warning("The token cache cannot be read: \(error.errorDescription)")
+                    log.warning("The token cache cannot be read: \(error.errorDescription)")
                     try setAsideAndStartEmpty(version)
                     return
                 }
@@ -130,7 +135,7 @@ final class TokenCacheStore {
 
     private func setAsideAndStartEmpty(_ version: MSALTokenCacheStorageVersion) throws {
         if let place = try storage.setAside(version: version) {
-            logger.warning("The unreadable token cache was moved aside to \(place); starting with an empty cache.")
+            log.warning("The unreadable token cache was moved aside to \(place); starting with an empty cache.")
         }
         // Whatever is stored now (nothing, or a newer file) is what the document must reflect.
         guard case .loaded = try load(trustEmpty: true) else {

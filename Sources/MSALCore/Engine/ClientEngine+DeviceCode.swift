@@ -26,7 +26,7 @@ extension ClientEngine {
         try Scopes.validate(request.scopes, correlationId: correlationId)
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
         let context = requestContext(correlationId)
-        let log = MSALLog(correlationId: correlationId)
+        let log = log(correlationId)
         let client = TokenEndpointClient(context: context)
         let resolved = try await Self.cancellable(correlationId) {
             try await self.resolver.resolve(authority.descriptor, knownAuthorities: self.settings.knownAuthorities,
@@ -104,7 +104,7 @@ extension ClientEngine {
                                            nonce: nil, knownHomeAccountId: nil,
                                            signature: try await signatureCheck(for: tokenResponse, resolved: resolved,
                                                                                correlationId: correlationId),
-                                           requiresIdToken: true, now: clock.now(), correlationId: correlationId)
+                                           requiresIdToken: true, now: clock.now(), correlationId: correlationId, log: log(correlationId))
         let handled = try handler.handle(tokenResponse, accountSource: Self.deviceCodeGrant, replacingRefreshTokenKey: nil)
         let resultAuthority: MSALAuthority
         if authority.descriptor.kind == .aad, authority.descriptor.tenantKind != .specific {
@@ -112,7 +112,7 @@ extension ClientEngine {
         } else {
             resultAuthority = authority
         }
-        MSALLog(correlationId: correlationId).info("Device code sign-in completed.")
+        log(correlationId).info("Device code sign-in completed.")
         return try persistAndMakeResult(handled, authority: resultAuthority, knownAccount: nil, correlationId: correlationId)
     }
 

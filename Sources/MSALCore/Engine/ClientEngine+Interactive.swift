@@ -65,7 +65,7 @@ extension ClientEngine {
             redirectUri: settings.redirectUri, state: authorization.state, correlationId: correlationId,
             prefersEphemeralSession: request.prefersEphemeralSession,
             authorizationURL: { redirectUri in authorization.url(redirectUri: redirectUri) })
-        MSALLog(correlationId: correlationId).info("Starting interactive sign-in at \(resolved.descriptor.urlString).")
+        log(correlationId).info("Starting interactive sign-in at \(resolved.descriptor.urlString).")
         let response: MSALWebAuthenticationResponse
         do {
             response = try await authenticator.authenticate(webRequest)
@@ -84,7 +84,7 @@ extension ClientEngine {
                                            nonce: authorization.nonce, knownHomeAccountId: request.account?.identifier,
                                            signature: try await signatureCheck(for: tokenResponse, resolved: resolved,
                                                                                correlationId: correlationId),
-                                           requiresIdToken: true, now: clock.now(), correlationId: correlationId)
+                                           requiresIdToken: true, now: clock.now(), correlationId: correlationId, log: log(correlationId))
         let handled = try handler.handle(tokenResponse, accountSource: "authorization_code", replacingRefreshTokenKey: nil)
         let resultAuthority: MSALAuthority
         if authority.descriptor.kind == .aad, authority.descriptor.tenantKind != .specific {
@@ -120,6 +120,6 @@ extension ClientEngine {
         let context = RequestContext(http: http, correlationId: correlationId,
                                      timeout: settings.http.timeout)
         return try await signingKeys.check(for: token, metadata: resolved.metadata, context: context, now: clock.now(),
-                                           log: MSALLog(correlationId: correlationId))
+                                           log: log(correlationId))
     }
 }

@@ -56,7 +56,7 @@ extension ClientEngine {
                                                  extraHeaders: anchorMailbox(homeAccountId), throttleKey: throttleKey)
             } catch let error as MSALErrorInfo where error.code == .interactionRequired && candidate.key != candidates.last?.key {
                 // This refresh token was rejected (revoked, or a family token this client may not use); try the next.
-                MSALLog(correlationId: correlationId).info("A cached refresh token was rejected (\(error.oauthError ?? "?")); trying the next one.")
+                log(correlationId).info("A cached refresh token was rejected (\(error.oauthError ?? "?")); trying the next one.")
                 lastError = error
                 continue
             }
@@ -65,7 +65,7 @@ extension ClientEngine {
                                                knownHomeAccountId: homeAccountId,
                                                signature: try await signatureCheck(for: response, resolved: resolved,
                                                                                    correlationId: correlationId),
-                                               requiresIdToken: false, now: clock.now(), correlationId: correlationId)
+                                               requiresIdToken: false, now: clock.now(), correlationId: correlationId, log: log(correlationId))
             let handled = try handler.handle(response, accountSource: nil, replacingRefreshTokenKey: candidate.key)
             try checkSameSubject(handled, homeAccountId: homeAccountId, environments: lookupEnvironments,
                                  correlationId: correlationId)

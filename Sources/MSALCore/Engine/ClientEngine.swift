@@ -52,11 +52,14 @@ final class ClientEngine: Sendable {
                                         extendedLifetimeEnabled: settings.extendedLifetimeEnabled)
     }
 
+    /// The application's log for one request.
+    func log(_ correlationId: UUID) -> MSALLog { settings.log.with(correlationId: correlationId) }
+
     func requestContext(_ correlationId: UUID) -> TokenRequestContext {
         TokenRequestContext(http: http, clientId: settings.clientId, correlationId: correlationId,
                               retryCount: settings.http.retryCount, retryInterval: settings.http.retryInterval,
                               timeout: settings.http.timeout, clock: clock,
-                              log: MSALLog(correlationId: correlationId), throttle: throttle)
+                              log: log(correlationId), throttle: throttle)
     }
 
     /// Runs a public token call and reports it to the telemetry callback, if any.
@@ -155,11 +158,11 @@ final class ClientEngine: Sendable {
             }
         } catch let error as MSALErrorInfo {
             if let fallback {
-                MSALLog(correlationId: correlationId).warning("Proactive refresh failed (\(error.code)); returning the still-valid cached token.")
+                log(correlationId).warning("Proactive refresh failed (\(error.code)); returning the still-valid cached token.")
                 return fallback
             }
             if let extendedFallback, error.code == .serverError, error.oauthError == nil {
-                MSALLog(correlationId: correlationId).warning("The service is unavailable; returning a token within its extended lifetime.")
+                log(correlationId).warning("The service is unavailable; returning a token within its extended lifetime.")
                 return extendedFallback
             }
             throw error

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The application's settings, copied once when the application is created.
 struct EngineSettings: Sendable {
@@ -15,6 +16,8 @@ struct EngineSettings: Sendable {
     var http: HTTPSettings
     /// ``MSALGlobalConfig/telemetryConfig`` as it was when the application was created.
     var telemetry: TelemetryReporter
+    /// The application's logger with ``MSALGlobalConfig/loggerConfig`` as it was when the application was created.
+    var log: MSALLog
 
     /// The transport settings an application keeps for its life.
     struct HTTPSettings: Sendable, Equatable {
@@ -67,6 +70,8 @@ struct EngineSettings: Sendable {
         self.extraQueryParameters = config.extraQueryParameters
         self.http = HTTPSettings(MSALGlobalConfig.httpConfig)
         self.telemetry = TelemetryReporter(MSALGlobalConfig.telemetryConfig)
+        self.log = MSALLog(logger: config.logger ?? Logger(label: MSALLog.label),
+                           settings: MSALLog.Settings(MSALGlobalConfig.loggerConfig))
     }
 
     /// A redirect URI must be absolute, without a fragment; http only for loopback hosts (RFC 8252 §7.3).

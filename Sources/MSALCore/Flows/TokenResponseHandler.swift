@@ -30,6 +30,8 @@ struct TokenResponseHandler: Sendable {
     /// The local clock when the response arrived.
     var now: Date
     var correlationId: UUID
+    /// Where warnings go (the application's log).
+    var log = MSALLog()
 
     func handle(_ response: TokenResponse, accountSource: String?, replacingRefreshTokenKey: String?) throws -> HandledTokenResponse {
         guard let accessToken = response.accessToken else {
@@ -53,7 +55,7 @@ struct TokenResponseHandler: Sendable {
                 let token = try IdToken(raw: raw)
                 try signature.verify(token)
                 if let skew = time.notableSkew {
-                    MSALLog(correlationId: correlationId).warning(
+                    log.with(correlationId: correlationId).warning(
                         "The local clock is \(ExternalNumber.clampedInteger(skew / 60)) minutes off the identity provider's; id token times are judged by the provider's clock.")
                 }
                 try IdTokenValidator.validate(token, expectedIssuer: resolved.metadata.issuer, clientId: clientId,

@@ -57,6 +57,9 @@ public final class MSALLoggerConfig: @unchecked Sendable {
 
     /// The callback set with ``setLogCallback(_:)``.
     public func callback() -> MSALLogCallback? { logCallback }
+
+    /// Removes the callback.
+    func clearLogCallback() { logCallback = nil }
 }
 
 /// HTTP settings, shared by every ``MSALPublicClientApplication`` in the process.

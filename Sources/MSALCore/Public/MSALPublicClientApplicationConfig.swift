@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Where and how the token cache is kept.
 ///
@@ -68,6 +69,11 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
     @MSALLocked public var httpClient: (any MSALHTTPClient)?
     /// The clock MSAL reads for expiry decisions. `nil` selects the system clock.
     @MSALLocked public var clock: (any MSALClock)?
+    /// The swift-log `Logger` the application writes to, with the correlation id of each request as metadata
+    /// (`msal.correlation_id`). `nil` selects `Logger(label: "com.microsoft.identity.msal")`. MSAL's level,
+    /// masking and callback (``MSALGlobalConfig/loggerConfig``) apply on top, as they were when the application
+    /// was created.
+    @MSALLocked public var logger: Logger?
 
     private let cacheConfigValue = MSALCacheConfig()
 
@@ -104,6 +110,7 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
         copy.extraQueryParameters = extraQueryParameters
         copy.httpClient = httpClient
         copy.clock = clock
+        copy.logger = logger
         copy.cacheConfig.keychainSharingGroup = cacheConfig.keychainSharingGroup
         copy.cacheConfig.storage = cacheConfig.storage
         return copy
