@@ -5,7 +5,26 @@ import MSAL
 struct ApplicationFactory {
     let options: CommonOptions
 
+    /// The transport: MSAL's default, or one that also trusts `--ca-file`'s certificate authorities.
+    func makeHTTPClient() throws -> any MSALHTTPClient {
+        guard let path = options.resolvedCAFile else { return MSALDefaultHTTPClient.shared }
+        let file = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+        guard let data = try? Data(contentsOf: file), data.count <= 1 << 20,
+              let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----") else {
+            throw CLIError(message: "The CA file \(file.path) cannot be read as PEM certificates.")
+        }
+        #if canImport(MSALHTTPTransport)
+        return MSALNIOHTTPClient(additionalTrustRootsPEM: [pem])
+        #else
+        throw CLIError(message: "--ca-file is not supported on this platform; add the CA to the system trust store.")
+        #endif
+    }
+
     func makeApplication() throws -> MSALPublicClientApplication {
+        try makeApplication(httpClient: makeHTTPClient())
+    }
+
+    func makeApplication(httpClient: any MSALHTTPClient) throws -> MSALPublicClientApplication {
         guard let clientId = options.resolvedClientId else {
             throw CLIError(message: "No client id: pass --client-id ID or set MSAL_CLIENT_ID.")
         }
@@ -15,6 +34,7 @@ struct ApplicationFactory {
         let authority = try MSALAuthority(url: url)
         let configuration = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: options.resolvedRedirectUri,
                                                               authority: authority)
+        configuration.httpClient = httpClient
         if authority is MSALB2CAuthority { configuration.knownAuthorities = [authority] }
         let cacheFile = options.resolvedCache.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
             ?? MSALFileTokenCacheStorage.defaultFileURL()

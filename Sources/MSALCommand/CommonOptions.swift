@@ -26,6 +26,10 @@ struct CommonOptions: ParsableArguments {
             help: ArgumentHelp("Microsoft Graph base URL (env MSAL_GRAPH_ENDPOINT). Default: https://graph.microsoft.com.", valueName: "url"))
     var graphEndpoint: String?
 
+    @Option(name: .customLong("ca-file"),
+            help: ArgumentHelp("Also trust the certificate authorities in this PEM file, such as msal-emulator's CA (env MSAL_CA_FILE; SSL_CERT_FILE is honoured too).", valueName: "file"))
+    var caFile: String?
+
     @Flag(name: .long, help: "Write results as JSON (env MSAL_JSON=1).")
     var json = false
 
@@ -46,6 +50,7 @@ struct CommonOptions: ParsableArguments {
     var resolvedRedirectUri: String? { redirectUri ?? env("MSAL_REDIRECT_URI") }
     var resolvedCache: String? { cache ?? env("MSAL_CACHE") }
     var resolvedAccount: String? { account ?? env("MSAL_ACCOUNT") }
+    var resolvedCAFile: String? { caFile ?? env("MSAL_CA_FILE") }
     var resolvedGraphEndpoint: String { graphEndpoint ?? env("MSAL_GRAPH_ENDPOINT") ?? Self.defaultGraphEndpoint }
     var wantsJSON: Bool { json || Self.truthy(env("MSAL_JSON")) }
     var wantsVerbose: Bool { verbose || Self.truthy(env("MSAL_VERBOSE")) }

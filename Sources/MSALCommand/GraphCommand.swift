@@ -28,12 +28,13 @@ struct GraphCommand: AsyncParsableCommand {
                 throw CLIError(message: "Cannot build a URL from \(options.resolvedGraphEndpoint) and \(path).")
             }
             let factory = ApplicationFactory(options: options)
-            let result = try await factory.silentToken(try factory.makeApplication())
+            let httpClient = try factory.makeHTTPClient()
+            let result = try await factory.silentToken(try factory.makeApplication(httpClient: httpClient))
             let request = MSALHTTPRequest(method: "GET", url: url,
                                           headers: ["Authorization": "Bearer \(result.accessToken)", "Accept": "application/json"],
                                           timeout: 30)
             // The token goes only to the URL's own origin: a redirect elsewhere is followed without it.
-            let response = try await MSALDefaultHTTPClient.shared.sendFollowingRedirects(request)
+            let response = try await httpClient.sendFollowingRedirects(request)
             CLI.out(CLI.prettyBody(response.body))
             guard (200..<300).contains(response.statusCode) else {
                 throw CLIError(message: "Microsoft Graph answered HTTP \(response.statusCode) for \(url.path).")

@@ -38,8 +38,10 @@ struct LoginCommand: AsyncParsableCommand {
     func run() async throws {
         try await CLI.run(options) {
             let factory = ApplicationFactory(options: options)
-            let application = try factory.makeApplication()
-            let result = deviceCode ? try await deviceCodeSignIn(application) : try await browserSignIn(application)
+            let httpClient = try factory.makeHTTPClient()
+            let application = try factory.makeApplication(httpClient: httpClient)
+            let result = deviceCode ? try await deviceCodeSignIn(application)
+                : try await browserSignIn(application, httpClient: httpClient)
             if options.wantsJSON {
                 CLI.out(CLI.jsonLine(Describe.signIn(result)))
             } else {
@@ -48,9 +50,9 @@ struct LoginCommand: AsyncParsableCommand {
         }
     }
 
-    private func browserSignIn(_ application: MSALPublicClientApplication) async throws -> MSALResult {
+    private func browserSignIn(_ application: MSALPublicClientApplication, httpClient: any MSALHTTPClient) async throws -> MSALResult {
         let webview = MSALWebviewParameters()
-        if emulatorAutoApprove { webview.webAuthenticator = EmulatorAutoApproveAuthenticator() }
+        if emulatorAutoApprove { webview.webAuthenticator = EmulatorAutoApproveAuthenticator(httpClient: httpClient) }
         let parameters = MSALInteractiveTokenParameters(scopes: options.resolvedScopes, webviewParameters: webview)
         parameters.promptType = .selectAccount
         if let hint = options.resolvedAccount, hint.contains("@") { parameters.loginHint = hint }

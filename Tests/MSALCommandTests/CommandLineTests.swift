@@ -177,6 +177,31 @@ struct CommandLineTests {
         }
     }
 
+    @Test func httpsEmulatorWorksWithItsCAFile() async throws {
+        // The HTTPS authority `msal-emulator` prints works from `msal` given its CA (`--ca-file`, or MSAL_CA_FILE).
+        let setup = try await Setup.start()
+        defer { Task { await setup.emulator.stop() } }
+        let https = ["--authority", "\(setup.emulator.httpsURL.absoluteString)/\(EmulatorConfiguration.demoTenantId)",
+                     "--client-id", setup.emulator.clientId, "--cache", setup.cache.path]
+        let untrusted = try await setup.msal(["login", "--emulator-auto-approve"] + https, withOptions: false)
+        #expect(untrusted.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: setup.cache.path))
+
+        let caFile = setup.runner.home.appendingPathComponent("emulator-ca.pem")
+        try setup.emulator.caCertificatePEM.write(to: caFile, atomically: true, encoding: .utf8)
+        let login = try await setup.msal(["login", "--emulator-auto-approve", "--ca-file", caFile.path] + https, withOptions: false)
+        #expect(login.status == 0, "stderr: \(login.stderr)")
+        let token = try await setup.runner.run(["token", "--force-refresh"] + https, environment: ["MSAL_CA_FILE": caFile.path])
+        #expect(token.status == 0, "stderr: \(token.stderr)")
+        #expect(token.stdout.hasPrefix("eyJ"))
+
+        let junk = setup.runner.home.appendingPathComponent("junk.pem")
+        try Data("not a certificate".utf8).write(to: junk)
+        let bad = try await setup.msal(["token", "--ca-file", junk.path] + https, withOptions: false)
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("cannot be read as PEM certificates"))
+    }
+
     @Test func errorsAreOneLineWithoutSecrets() async throws {
         let runner = try CommandRunner()
         let noClient = try await runner.run(["token"])

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Whole-process start-up of `msal token` from a warm cache: wall time and peak memory per run.
+
+Starts `msal-emulator serve --auto-approve <user>` on 127.0.0.1, signs in once with `msal login` into a private
+cache file, then runs `msal token` RUNS times (no network: the cached token is valid) and prints the figures.
+With --baseline it also times a Foundation "hello world" built with the same compiler, the floor of any Swift
+program on this machine.
+
+    swift build -c release --product msal --product msal-emulator
+    Benchmarks/startup.py --bin .build/release [--runs 200] [--baseline] [--json]
+"""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run_once(argv, env):
+    """Runs argv; returns (wall seconds, peak RSS in KiB, exit status, stdout)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stdout = process.stdout.read()
+    process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_maxrss, process.returncode, stdout
+
+
+def measure(argv, env, runs, warmup=5):
+    for _ in range(warmup):
+        run_once(argv, env)
+    walls, peaks = [], []
+    for _ in range(runs):
+        wall, peak, status, _ = run_once(argv, env)
+        if status != 0:
+            sys.exit(f"{argv[0]} exited {status}")
+        walls.append(wall * 1000)
+        peaks.append(peak / 1024)
+    walls.sort()
+    return {
+        "runs": runs,
+        "wall_ms_min": round(walls[0], 2),
+        "wall_ms_p50": round(statistics.median(walls), 2),
+        "wall_ms_p90": round(walls[int(len(walls) * 0.9) - 1], 2),
+        "peak_rss_mib_max": round(max(peaks), 1),
+        "peak_rss_mib_p50": round(statistics.median(peaks), 1),
+    }
+
+
+def hello_world(workdir):
+    source = pathlib.Path(workdir, "hello.swift")
+    source.write_text('import Foundation\nprint("hello \\(Date().timeIntervalSince1970)")\n')
+    binary = pathlib.Path(workdir, "hello")
+    subprocess.run(["swiftc", "-O", str(source), "-o", str(binary)], check=True)
+    return [str(binary)]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", default=".build/release", help="directory holding msal and msal-emulator")
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--baseline", action="store_true", help="also time a Foundation hello world")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    bin_dir = pathlib.Path(args.bin).resolve()
+    msal, emulator_bin = str(bin_dir / "msal"), str(bin_dir / "msal-emulator")
+    workdir = tempfile.mkdtemp(prefix="msal-startup-")
+    env = {"HOME": workdir, "XDG_DATA_HOME": workdir, "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+    emulator = subprocess.Popen([emulator_bin, "serve", "--json", "--auto-approve", "alice@contoso.example"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    try:
+        summary = json.loads(emulator.stdout.readline())
+        cache = str(pathlib.Path(workdir, "cache.json"))
+        env.update({"MSAL_CLIENT_ID": summary["clientId"], "MSAL_AUTHORITY": summary["http"] + "/" + summary["tenant"],
+                    "MSAL_CACHE": cache})
+        login = subprocess.run([msal, "login", "--emulator-auto-approve"], env=env, capture_output=True)
+        if login.returncode != 0:
+            sys.exit("msal login failed: " + login.stderr.decode())
+        emulator.terminate()
+        emulator.wait()
+        # The emulator is gone: `msal token` must answer from the cache alone.
+        figures = {"msal_token": measure([msal, "token"], env, args.runs)}
+        if args.baseline:
+            figures["foundation_hello_world"] = measure(hello_world(workdir), env, args.runs)
+    finally:
+        if emulator.poll() is None:
+            emulator.kill()
+    if args.json:
+        print(json.dumps(figures, sort_keys=True))
+    else:
+        for name, values in figures.items():
+            print(f"{name}: wall p50 {values['wall_ms_p50']} ms (min {values['wall_ms_min']}, p90 "
+                  f"{values['wall_ms_p90']}), peak RSS {values['peak_rss_mib_max']} MiB over {values['runs']} runs")
+
+
+if __name__ == "__main__":
+    main()
