@@ -184,14 +184,20 @@ let package = Package(
         // The Graph tutorial (seeds: sign in, call Graph /me, sign out) as a console program.
         .executableTarget(
             name: "tutorial-graph",
-            dependencies: ["MSAL", "MSALEmulator", "MSALSamples", "MSALTesting"],
+            dependencies: [
+                "MSAL", "MSALEmulator", "MSALSamples", "MSALTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/TutorialGraph",
             swiftSettings: swiftSettings
         ),
         // The Azure AD B2C sample (user flows by policy) as a console program.
         .executableTarget(
             name: "tutorial-b2c",
-            dependencies: ["MSAL", "MSALEmulator", "MSALSamples", "MSALTesting"],
+            dependencies: [
+                "MSAL", "MSALEmulator", "MSALSamples", "MSALTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/TutorialB2C",
             swiftSettings: swiftSettings
         ),
