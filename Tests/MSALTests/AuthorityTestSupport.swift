@@ -1,25 +1,11 @@
 import Foundation
 import MSAL
+import MSALTesting
 @testable import MSALCore
 
-/// An `MSALHTTPClient` that records every request and answers with a handler.
-final class RecordingHTTPClient: MSALHTTPClient, @unchecked Sendable {
-    typealias Handler = @Sendable (MSALHTTPRequest) async throws -> MSALHTTPResponse
-    private let log = LockedBox<[MSALHTTPRequest]>([])
-    private let handler: LockedBox<Handler>
 
-    init(_ handler: @escaping Handler) { self.handler = LockedBox(handler) }
-
-    var requests: [MSALHTTPRequest] { log.get() }
-    var paths: [String] { requests.map(\.url.path) }
-    func count(pathSuffix: String) -> Int { requests.filter { $0.url.path.hasSuffix(pathSuffix) }.count }
-    func setHandler(_ new: @escaping Handler) { handler.set(new) }
-
-    func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse {
-        log.withLock { $0.append(request) }
-        return try await handler.get()(request)
-    }
-}
+/// The recording transport of MSALTesting.
+typealias RecordingHTTPClient = MSALRecordingHTTPClient
 
 /// Canned answers of a Microsoft Entra-like server.
 enum FakeEntra {

@@ -5,18 +5,16 @@ import FoundationNetworking
 import MSAL
 @testable import MSALCore
 import MSALEmulator
+import MSALTesting
 
 /// Counts the requests an application sends, and passes them to the real transport.
-final class CountingHTTPClient: MSALHTTPClient, @unchecked Sendable {
-    private let inner: any MSALHTTPClient = MSALDefaultHTTPClient.shared
-    private let log = LockedBox<[String]>([])
-    var paths: [String] { log.get() }
-    var tokenRequests: Int { paths.filter { $0.hasSuffix("/oauth2/v2.0/token") }.count }
-    func reset() { log.set([]) }
-    func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse {
-        log.withLock { $0.append(request.url.path) }
-        return try await inner.send(request)
-    }
+typealias CountingHTTPClient = MSALRecordingHTTPClient
+
+extension MSALRecordingHTTPClient {
+    /// A recorder in front of MSAL's default transport.
+    convenience init() { self.init(forwardingTo: MSALDefaultHTTPClient.shared) }
+    /// How many token requests were sent.
+    var tokenRequests: Int { count(pathSuffix: "/oauth2/v2.0/token") }
 }
 
 /// GETs a URL without following redirects.
