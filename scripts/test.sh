@@ -40,6 +40,9 @@ if ! install_browser; then
 fi
 export MSAL_BROWSER_TESTS_REQUIRED=1
 
+# The layering the architecture depends on (MSALCore platform-free, the emulator apart from the client).
+python3 scripts/module-graph.py
+
 swift build --build-tests
 swift test --skip-build "$@"
 

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Prints the package's module graph and checks the layering rules the architecture depends on.
+
+    scripts/module-graph.py            # the graph, then the checks; exits 1 when a rule is broken
+
+Rules:
+- MSALCore, the platform-free core, reaches only Foundation, swift-crypto and swift-log: no SwiftNIO,
+  async-http-client, Hummingbird or swift-certificates, and no other module of this package.
+- MSALEmulator depends on nothing of the client (no MSAL module).
+- `msal` (MSALCommand) links neither the emulator nor the example code.
+"""
+import json
+import subprocess
+import sys
+
+CORE_ALLOWED_PRODUCTS = {"Crypto", "_CryptoExtras", "Logging"}
+
+
+def describe():
+    output = subprocess.run(["swift", "package", "describe", "--type", "json"], check=True,
+                            capture_output=True, text=True).stdout
+    return {target["name"]: target for target in json.loads(output)["targets"]}
+
+
+def closure(targets, name):
+    """Every module of this package and every external product `name` reaches."""
+    modules, products, stack = set(), set(), [name]
+    while stack:
+        current = stack.pop()
+        if current in modules:
+            continue
+        modules.add(current)
+        target = targets[current]
+        products.update(target.get("product_dependencies", []))
+        stack.extend(target.get("target_dependencies", []))
+    modules.discard(name)
+    return modules, products
+
+
+def main():
+    targets = describe()
+    for name in sorted(targets):
+        target = targets[name]
+        if target["type"] == "test":
+            continue
+        direct = sorted(target.get("target_dependencies", [])) + sorted(target.get("product_dependencies", []))
+        print(f"{name:22} -> {', '.join(direct) or '(Foundation only)'}")
+
+    failures = []
+    modules, products = closure(targets, "MSALCore")
+    if modules:
+        failures.append(f"MSALCore depends on package modules {sorted(modules)}")
+    if not products <= CORE_ALLOWED_PRODUCTS:
+        failures.append(f"MSALCore reaches {sorted(products - CORE_ALLOWED_PRODUCTS)}")
+    modules, _ = closure(targets, "MSALEmulator")
+    if any(module.startswith("MSAL") for module in modules):
+        failures.append(f"MSALEmulator depends on client modules {sorted(modules)}")
+    modules, products = closure(targets, "MSALCommand")
+    for forbidden in ("MSALEmulator", "MSALSamples"):
+        if forbidden in modules:
+            failures.append(f"msal (MSALCommand) links {forbidden}")
+    if any(product.startswith("Hummingbird") for product in products):
+        failures.append("msal (MSALCommand) links Hummingbird")
+
+    print()
+    if failures:
+        for failure in failures:
+            print("layering rule broken: " + failure)
+        sys.exit(1)
+    print("layering rules hold: MSALCore reaches only " + ", ".join(sorted(CORE_ALLOWED_PRODUCTS))
+          + "; MSALEmulator uses no client module; msal links neither the emulator nor the examples")
+
+
+if __name__ == "__main__":
+    main()
