@@ -12,6 +12,19 @@ enum CLIExit {
     static let interactionRequired: Int32 = 3
     /// The user cancelled or declined the sign-in, or the device code expired.
     static let signInNotCompleted: Int32 = 4
+
+    /// OAuth errors that mean the sign-in was not completed: the user declined (`access_denied` on the
+    /// authorization redirect, `authorization_declined` in the device code flow), or the device code ran out.
+    static let notCompletedOAuthErrors: Set<String> = ["access_denied", "authorization_declined", "expired_token",
+                                                       "code_expired"]
+
+    /// The exit code for an MSAL error.
+    static func code(for error: MSALErrorInfo) -> Int32 {
+        if error.code == .interactionRequired { return interactionRequired }
+        if error.code == .userCanceled || error.internalCode == .internalErrorSessionCanceled { return signInNotCompleted }
+        if let oauth = error.oauthError, notCompletedOAuthErrors.contains(oauth) { return signInNotCompleted }
+        return failure
+    }
 }
 
 /// An error of the tool itself, reported as one line.
@@ -81,20 +94,14 @@ enum CLI {
         if let error = error as? MSALErrorInfo {
             var text = oneLine(error.errorDescription)
             if let oauth = error.oauthError { text += " (\(oauth))" }
-            switch error.code {
-            case .interactionRequired:
-                return (text + " Sign in with `msal login`.", CLIExit.interactionRequired)
-            case .userCanceled:
-                return (text, CLIExit.signInNotCompleted)
+            let code = CLIExit.code(for: error)
+            switch code {
+            case CLIExit.interactionRequired: text += " Sign in with `msal login`."
+            case CLIExit.signInNotCompleted: break
             default:
-                // The user declined (access_denied on the authorization redirect, authorization_declined in the
-                // device code flow), or the device code ran out: the sign-in was not completed.
-                if ["access_denied", "authorization_declined", "expired_token"].contains(error.oauthError ?? "") {
-                    return (text, CLIExit.signInNotCompleted)
-                }
                 if let correlationId = error.correlationId { text += " [correlation id \(correlationId.uuidString)]" }
-                return (text, CLIExit.failure)
             }
+            return (text, code)
         }
         let ns = error as NSError
         return (oneLine(ns.localizedDescription), CLIExit.failure)

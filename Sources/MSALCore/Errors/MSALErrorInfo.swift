@@ -19,36 +19,37 @@ import Foundation
 /// catch where MSALError.serverError ~= error { ... }
 /// ```
 ///
-/// Descriptions are meant for developers. They never contain a token or other secret.
+/// Descriptions are meant for developers. They never contain a token or other secret. The properties are
+/// read-only outside MSAL: an error reports what happened and is not changed on its way to the application.
 public struct MSALErrorInfo: Error, CustomNSError, CustomStringConvertible, Sendable {
     /// The code an application acts on.
-    public var code: MSALError
+    public package(set) var code: MSALError
     /// The diagnostic code, when ``code`` is ``MSALError/internal`` (or to refine another code).
-    public var internalCode: MSALInternalError?
+    public package(set) var internalCode: MSALInternalError?
     /// A description for developers. Never contains a token.
-    public var errorDescription: String
+    public package(set) var errorDescription: String
     /// The OAuth `error` the server returned, such as `invalid_grant`.
-    public var oauthError: String?
+    public package(set) var oauthError: String?
     /// The OAuth `suberror` the server returned, such as `bad_token`.
-    public var oauthSubError: String?
+    public package(set) var oauthSubError: String?
     /// The STS error codes the server returned (`error_codes`), as strings.
-    public var stsErrorCodes: [String]?
+    public package(set) var stsErrorCodes: [String]?
     /// The HTTP status code of the failed request.
-    public var httpStatusCode: Int?
+    public package(set) var httpStatusCode: Int?
     /// The response headers of the failed request.
-    public var httpHeaders: [String: String]?
+    public package(set) var httpHeaders: [String: String]?
     /// The correlation id of the request.
-    public var correlationId: UUID?
+    public package(set) var correlationId: UUID?
     /// Scopes the server declined (``MSALError/serverDeclinedScopes``).
-    public var declinedScopes: [String]?
+    public package(set) var declinedScopes: [String]?
     /// Scopes the server granted (``MSALError/serverDeclinedScopes``).
-    public var grantedScopes: [String]?
+    public package(set) var grantedScopes: [String]?
     /// The result that failed validation; for declined scopes it holds a usable token for the granted scopes.
-    public var invalidResult: MSALResult?
+    public package(set) var invalidResult: MSALResult?
     /// The home account id of the account involved.
-    public var homeAccountId: String?
+    public package(set) var homeAccountId: String?
     /// The error that caused this one, if any (for example a network error).
-    public var underlyingError: (any Error & Sendable)?
+    public package(set) var underlyingError: (any Error & Sendable)?
 
     /// Creates an error. Applications normally only receive these.
     public init(
@@ -81,8 +82,8 @@ public struct MSALErrorInfo: Error, CustomNSError, CustomStringConvertible, Send
     }
 
     /// An invalid-parameter error (`MSALInternalError.internalErrorInvalidParameter`).
-    public static func invalidParameter(_ description: String) -> MSALErrorInfo {
-        .internal(.internalErrorInvalidParameter, description)
+    public static func invalidParameter(_ description: String, correlationId: UUID? = nil) -> MSALErrorInfo {
+        .internal(.internalErrorInvalidParameter, description, correlationId: correlationId)
     }
 
     // MARK: CustomNSError

@@ -90,13 +90,11 @@ struct TokenEndpointClient: Sendable {
                     .refusingRedirect("The token endpoint", correlationId: context.correlationId)
             } catch let error as MSALErrorInfo {
                 throw error
-            } catch is CancellationError {
+            } catch where ErrorBoundary.isCancellation(error) || Task.isCancelled {
                 throw CancellationError()
             } catch {
                 if try await mayRetry("Token request failed to reach the server") { continue }
-                throw MSALErrorInfo(.serverError, internalCode: nil,
-                                    description: "The token endpoint could not be reached: \(Self.describe(error)).",
-                                    correlationId: context.correlationId, underlyingError: error as NSError)
+                throw MSALErrorInfo.transport(error, host: endpoint.host, correlationId: context.correlationId)
             }
             let retryAfter = Self.retryAfter(response, now: context.clock.now())
             if response.statusCode == 429 || (response.statusCode >= 500 && retryAfter != nil) {
@@ -127,12 +125,10 @@ struct TokenEndpointClient: Sendable {
             }
             return error
         }
-        var error = MSALErrorInfo(.serverError, internalCode: response.statusCode >= 500 ? nil : .internalErrorUnexpectedHttpResponse,
-                                  description: "The token endpoint answered HTTP \(response.statusCode) without an OAuth error body.",
-                                  correlationId: context.correlationId)
-        error.httpStatusCode = response.statusCode
-        error.httpHeaders = response.headers
-        return error
+        return .server("The token endpoint answered HTTP \(response.statusCode) without an OAuth error body.",
+                       status: response.statusCode, headers: response.headers,
+                       internalCode: response.statusCode >= 500 ? nil : .internalErrorUnexpectedHttpResponse,
+                       correlationId: context.correlationId)
     }
 
     /// `Retry-After` as seconds from now (delta-seconds or an HTTP date), bounded by ``ExternalNumber``; nil when
@@ -141,10 +137,5 @@ struct TokenEndpointClient: Sendable {
         guard let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let seconds = ExternalNumber.retryAfterSeconds(value) { return seconds }
         return HTTPDate.parse(value).map { min(max(0, $0.timeIntervalSince(now)), ExternalNumber.maximumLifetime) }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        let ns = error as NSError
-        return "\(ns.domain) \(ns.code)"
     }
 }

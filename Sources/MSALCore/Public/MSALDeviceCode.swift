@@ -67,17 +67,17 @@ public final class MSALDeviceCode: Sendable, CustomStringConvertible {
     /// values are clamped); anything else is refused with ``MSALInternalError/internalErrorInvalidResponse``.
     static func parse(_ body: Data, now: Date, correlationId: UUID) throws -> MSALDeviceCode {
         guard let object = JSONValue.parseObject(body) else {
-            throw MSALErrorInfo.internal(.internalErrorInvalidResponse, "The device authorization response is not a JSON object.",
-                                         correlationId: correlationId)
+            throw MSALErrorInfo.invalidResponse("The device authorization response is not a JSON object.",
+                                                correlationId: correlationId)
         }
         guard let deviceCode = object["device_code"]?.stringValue, !deviceCode.isEmpty,
               let userCode = object["user_code"]?.stringValue, !userCode.isEmpty,
               let uriText = object["verification_uri"]?.stringValue ?? object["verification_url"]?.stringValue,
               let uri = URL(string: uriText), uri.scheme != nil
         else {
-            throw MSALErrorInfo.internal(.internalErrorInvalidResponse,
-                                         "The device authorization response lacks device_code, user_code or verification_uri.",
-                                         correlationId: correlationId)
+            throw MSALErrorInfo.invalidResponse(
+                "The device authorization response lacks device_code, user_code or verification_uri.",
+                correlationId: correlationId)
         }
         func seconds(_ key: String) throws -> TimeInterval? {
             try ExternalNumber.lifetime(object[key], field: key, in: "the device authorization response",

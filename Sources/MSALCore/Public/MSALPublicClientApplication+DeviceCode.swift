@@ -52,7 +52,9 @@ extension MSALPublicClientApplication {
                                         extraQueryParameters: parameters.extraQueryParameters ?? [:],
                                         correlationId: parameters.correlationId ?? CorrelationID.next())
         return try await engine.reporting(.deviceCode, correlationId: request.correlationId, authority: request.authority) {
-            try await engine.acquireTokenWithDeviceCode(request, handler: deviceCodeHandler)
+            try await ErrorBoundary.run(.deviceCode, correlationId: request.correlationId) { [engine] in
+                try await engine.acquireTokenWithDeviceCode(request, handler: deviceCodeHandler)
+            }
         }
     }
 }

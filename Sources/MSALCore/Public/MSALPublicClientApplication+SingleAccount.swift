@@ -20,7 +20,11 @@ extension MSALPublicClientApplication {
         return (current, previous)
     }
 
-    private func currentAccountNow() throws -> (MSALAccount?, MSALAccount?) {
+    private func currentAccountNow() throws(MSALErrorInfo) -> (MSALAccount?, MSALAccount?) {
+        try accountCall { try currentAccountInCache() }
+    }
+
+    private func currentAccountInCache() throws -> (MSALAccount?, MSALAccount?) {
         let accounts = try engine.allAccounts()
         if accounts.count > 1 {
             throw MSALErrorInfo.internal(.internalErrorAmbiguousAccount,
@@ -54,6 +58,13 @@ extension MSALPublicClientApplication {
     /// Signs the account out.
     public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters) async throws -> Bool {
         let correlationId = CorrelationID.next()
+        return try await ErrorBoundary.run(.signOut, correlationId: correlationId) {
+            try await self.signOutNow(account, signoutParameters, correlationId: correlationId)
+        }
+    }
+
+    private func signOutNow(_ account: MSALAccount, _ signoutParameters: MSALSignoutParameters,
+                            correlationId: UUID) async throws -> Bool {
         if signoutParameters.wipeCacheForAllAccounts {
             for other in try engine.allAccounts(onlySignedIn: false) { try engine.remove(other) }
         }

@@ -95,8 +95,10 @@ public final class MSALPublicClientApplication: Sendable {
             authenticator: parameters.webviewParameters.webAuthenticator,
             prefersEphemeralSession: parameters.webviewParameters.prefersEphemeralWebBrowserSession)
         return try await engine.reporting(.interactive, correlationId: request.correlationId, authority: request.authority) {
-            try await InteractiveSessions.run(request.correlationId) { [engine] in
-                try await engine.acquireTokenInteractive(request)
+            try await ErrorBoundary.run(.interactive, correlationId: request.correlationId) { [engine] in
+                try await InteractiveSessions.run(request.correlationId) { [engine] in
+                    try await engine.acquireTokenInteractive(request)
+                }
             }
         }
     }
@@ -126,7 +128,9 @@ public final class MSALPublicClientApplication: Sendable {
                                     correlationId: settings.correlationId ?? CorrelationID.next(),
                                     extraQueryParameters: settings.extraQueryParameters ?? [:])
         return try await engine.reporting(.silent, correlationId: request.correlationId, authority: request.authority) {
-            try await engine.acquireTokenSilent(request)
+            try await ErrorBoundary.run(.silent, correlationId: request.correlationId) { [engine] in
+                try await engine.acquireTokenSilent(request)
+            }
         }
     }
 
@@ -134,32 +138,36 @@ public final class MSALPublicClientApplication: Sendable {
 
     /// Every account that can get tokens for this application from the cache.
     public func allAccounts() throws -> [MSALAccount] {
-        try engine.allAccounts()
+        try accountCall { try engine.allAccounts() }
     }
 
     /// The account with home account id `identifier`; throws ``MSALError/interactionRequired`` when it is not
     /// in the cache.
     public func account(forIdentifier identifier: String) throws -> MSALAccount {
-        guard let account = try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: identifier)).first else {
-            throw MSALErrorInfo(.interactionRequired, internalCode: .internalErrorAccountRequired,
-                                description: "No signed-in account with this identifier is in the cache.")
+        try accountCall {
+            guard let account = try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: identifier)).first else {
+                throw MSALErrorInfo.interactionRequired("No signed-in account with this identifier is in the cache.",
+                                                        internalCode: .internalErrorAccountRequired)
+            }
+            return account
         }
-        return account
     }
 
     /// The account with user name `username` (case-insensitive); throws ``MSALError/interactionRequired`` when
     /// it is not in the cache.
     public func account(forUsername username: String) throws -> MSALAccount {
-        guard let account = try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: nil, username: username)).first else {
-            throw MSALErrorInfo(.interactionRequired, internalCode: .internalErrorAccountRequired,
-                                description: "No signed-in account with this user name is in the cache.")
+        try accountCall {
+            guard let account = try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: nil, username: username)).first else {
+                throw MSALErrorInfo.interactionRequired("No signed-in account with this user name is in the cache.",
+                                                        internalCode: .internalErrorAccountRequired)
+            }
+            return account
         }
-        return account
     }
 
     /// The accounts matching `parameters`.
     public func accounts(for parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
-        try engine.accounts(matching: parameters)
+        try accountCall { try engine.accounts(matching: parameters) }
     }
 
     /// The accounts matching `parameters` (the cache is this application's only account source here).
@@ -167,7 +175,7 @@ public final class MSALPublicClientApplication: Sendable {
                                    completionBlock: @escaping MSALAccountsCompletionBlock) {
         let queue = Self.completionQueue(parameters, interactive: false)
         do {
-            let accounts = try engine.accounts(matching: parameters)
+            let accounts = try accounts(for: parameters)
             queue.async { completionBlock(accounts, nil) }
         } catch {
             queue.async { completionBlock(nil, error) }
@@ -176,12 +184,17 @@ public final class MSALPublicClientApplication: Sendable {
 
     /// The accounts matching `parameters` (the `async` form of ``accountsFromDevice(for:completionBlock:)``).
     public func accountsFromDevice(for parameters: MSALAccountEnumerationParameters) async throws -> [MSALAccount] {
-        try engine.accounts(matching: parameters)
+        try accounts(for: parameters)
     }
 
     /// Removes the account's tokens for this application from the cache. Other applications' tokens stay.
     public func remove(_ account: MSALAccount) throws {
-        try engine.remove(account)
+        try accountCall { try engine.remove(account) }
+    }
+
+    /// Runs a cache-only account call through the error boundary, with a correlation id of its own.
+    func accountCall<T>(_ body: () throws -> T) throws(MSALErrorInfo) -> T {
+        try ErrorBoundary.runSync(.accounts, correlationId: CorrelationID.next(), body)
     }
 
     static func completionQueue(_ parameters: MSALParameters?, interactive: Bool) -> DispatchQueue {
