@@ -13,8 +13,6 @@ struct DeviceCodeRequest: Sendable {
 typealias PollingSleep = @Sendable (TimeInterval) async throws -> Void
 
 extension ClientEngine {
-    static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
-
     static let realSleep: PollingSleep = { seconds in
         try await Task.sleep(nanoseconds: ExternalNumber.nanoseconds(seconds))
     }
@@ -34,14 +32,9 @@ extension ClientEngine {
         }
         let endpoint = resolved.metadata.deviceAuthorizationEndpoint ?? Self.derivedDeviceEndpoint(resolved.metadata.tokenEndpoint)
         let claims = ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: request.claimsRequest)
-        var extra: [(String, String)] = []
-        if let claims { extra.append(("claims", claims)) }
-        for (name, value) in settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
-            .sorted(by: { $0.key < $1.key }) {
-            extra.append((name, value))
-        }
-        let common = extra
-        let deviceParameters = [("client_id", settings.clientId), ("scope", Scopes.requestParameter(request.scopes))] + common
+        let extraParameters = settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
+        let deviceParameters = DeviceAuthorizationRequest(clientId: settings.clientId, scopes: request.scopes,
+                                                          claims: claims, extraParameters: extraParameters).formParameters
         let started = try await Self.cancellable(correlationId) {
             try await client.postRaw(endpoint, parameters: deviceParameters)
         }
@@ -51,13 +44,8 @@ extension ClientEngine {
             + "\(ExternalNumber.clampedInteger(code.expiresIn)) s, interval \(ExternalNumber.clampedInteger(code.interval)) s).")
         handler(code)
 
-        let tokenParameters: [(String, String)] = [
-            ("client_id", settings.clientId),
-            ("grant_type", Self.deviceCodeGrant),
-            ("client_info", "1"),
-            ("device_code", code.deviceCode),
-            ("code", code.deviceCode),
-        ] + common
+        let tokenParameters = DeviceCodeGrantRequest(clientId: settings.clientId, deviceCode: code.deviceCode,
+                                                     claims: claims, extraParameters: extraParameters).formParameters
         var machine = DeviceCodePolling(interval: code.interval, expiresOn: code.expiresOn)
         var action = machine.start(now: clock.now())
         var lastResponse: MSALHTTPResponse?
@@ -105,7 +93,7 @@ extension ClientEngine {
                                            signature: try await signatureCheck(for: tokenResponse, resolved: resolved,
                                                                                correlationId: correlationId),
                                            requiresIdToken: true, now: clock.now(), correlationId: correlationId, log: log(correlationId))
-        let handled = try handler.handle(tokenResponse, accountSource: Self.deviceCodeGrant, replacingRefreshTokenKey: nil)
+        let handled = try handler.handle(tokenResponse, accountSource: DeviceCodeGrantRequest.grantType, replacingRefreshTokenKey: nil)
         let resultAuthority: MSALAuthority
         if authority.descriptor.kind == .aad, authority.descriptor.tenantKind != .specific {
             resultAuthority = MSALAuthority.make(authority.descriptor.withTenant(handled.realm))

@@ -78,7 +78,7 @@ extension ClientEngine {
         }
         let tokenResponse = try await TokenEndpointClient(context: context).post(
             resolved.metadata.tokenEndpoint,
-            parameters: authorization.tokenParameters(code: code, redirectUri: response.redirectUri))
+            parameters: authorization.codeGrant(code: code, redirectUri: response.redirectUri).formParameters)
         let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved,
                                            requestedScopes: request.scopes + request.extraScopesToConsent,
                                            nonce: authorization.nonce, knownHomeAccountId: request.account?.identifier,

@@ -1,10 +1,12 @@
 import Foundation
 
 extension ClientEngine {
-    /// Redeems the account's refresh token (then the family refresh token) for new tokens, persists them, and
-    /// returns the result. Runs once per key at a time (``RefreshCoordinator``).
-    func refresh(_ request: SilentRequest, account: MSALAccount, homeAccountId: String,
+    /// The redemption part of ``SilentFlowStateMachine`` (run once per key at a time, ``RefreshCoordinator``):
+    /// finds the account's refresh tokens (its own, then the family's), redeems them as the machine asks, and
+    /// stores the tokens of the first one accepted.
+    func refresh(_ request: SilentRequest, machine: SilentFlowStateMachine, account: MSALAccount, homeAccountId: String,
                  descriptor: AuthorityDescriptor, environments: [String]) async throws -> MSALResult {
+        var machine = machine
         let correlationId = request.correlationId
         let context = requestContext(correlationId)
         let resolved = try await resolver.resolve(descriptor, knownAuthorities: settings.knownAuthorities, http: http,
@@ -22,57 +24,48 @@ extension ClientEngine {
             var seen = Set(own.map(\.key))
             return own + family.filter { seen.insert($0.key).inserted }
         }
-        guard !candidates.isEmpty else {
-            var error = MSALErrorInfo(.interactionRequired,
-                                      description: "No refresh token is cached for this account and application; sign in interactively.",
-                                      correlationId: correlationId)
-            error.homeAccountId = homeAccountId
-            throw error
-        }
         let client = TokenEndpointClient(context: context)
-        let claims = ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: nil)
-            .flatMap { merged in request.claims.map { mergeClaims(merged, $0) } ?? merged } ?? request.claims
-        let scope = Scopes.requestParameter(request.scopes)
+        let claims = RefreshTokenGrantRequest.claims(capabilities: settings.clientCapabilities, requested: request.claims)
         let extraParameters = settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
-            .sorted(by: { $0.key < $1.key })
         let throttleKey = [resolved.metadata.tokenEndpoint.absoluteString, settings.clientId, homeAccountId,
-                           scope.lowercased()].joined(separator: "|")
-        var lastError: (any Error)?
-        for candidate in candidates {
-            var parameters: [(String, String)] = [
-                ("client_id", settings.clientId),
-                ("grant_type", "refresh_token"),
-                ("client_info", "1"),
-                ("refresh_token", candidate.secret),
-                ("scope", scope),
-            ]
-            if let claims { parameters.append(("claims", claims)) }
-            for (name, value) in extraParameters where !parameters.contains(where: { $0.0 == name }) {
-                parameters.append((name, value))
+                           Scopes.requestParameter(request.scopes).lowercased()].joined(separator: "|")
+        var response: TokenResponse?
+        var action = machine.next(.candidatesFound(candidates))
+        while true {
+            switch action {
+            case .redeem(let candidate):
+                let grant = RefreshTokenGrantRequest(clientId: settings.clientId, refreshToken: candidate.secret,
+                                                     scopes: request.scopes, claims: claims,
+                                                     extraParameters: extraParameters)
+                do {
+                    response = try await client.post(resolved.metadata.tokenEndpoint, parameters: grant.formParameters,
+                                                     extraHeaders: anchorMailbox(homeAccountId), throttleKey: throttleKey)
+                    action = machine.next(.tokensReceived)
+                } catch {
+                    action = machine.next(.redeemFailed(error))
+                    if case .redeem = action {
+                        log(correlationId).info("A cached refresh token was rejected (\((error as? MSALErrorInfo)?.oauthError ?? "?")); trying the next one.")
+                    }
+                }
+            case .acceptTokens(let candidate):
+                guard let response else { throw Self.unexpectedStep(correlationId) }
+                let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved,
+                                                   requestedScopes: request.scopes, nonce: nil,
+                                                   knownHomeAccountId: homeAccountId,
+                                                   signature: try await signatureCheck(for: response, resolved: resolved,
+                                                                                       correlationId: correlationId),
+                                                   requiresIdToken: false, now: clock.now(), correlationId: correlationId, log: log(correlationId))
+                let handled = try handler.handle(response, accountSource: nil, replacingRefreshTokenKey: candidate.key)
+                try checkSameSubject(handled, homeAccountId: homeAccountId, environments: lookupEnvironments,
+                                     correlationId: correlationId)
+                return try persistAndMakeResult(handled, authority: MSALAuthority.make(descriptor), knownAccount: account,
+                                                correlationId: correlationId)
+            case .fail(let error):
+                throw error
+            default:
+                throw Self.unexpectedStep(correlationId)
             }
-            let response: TokenResponse
-            do {
-                response = try await client.post(resolved.metadata.tokenEndpoint, parameters: parameters,
-                                                 extraHeaders: anchorMailbox(homeAccountId), throttleKey: throttleKey)
-            } catch let error as MSALErrorInfo where error.code == .interactionRequired && candidate.key != candidates.last?.key {
-                // This refresh token was rejected (revoked, or a family token this client may not use); try the next.
-                log(correlationId).info("A cached refresh token was rejected (\(error.oauthError ?? "?")); trying the next one.")
-                lastError = error
-                continue
-            }
-            let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved,
-                                               requestedScopes: request.scopes, nonce: nil,
-                                               knownHomeAccountId: homeAccountId,
-                                               signature: try await signatureCheck(for: response, resolved: resolved,
-                                                                                   correlationId: correlationId),
-                                               requiresIdToken: false, now: clock.now(), correlationId: correlationId, log: log(correlationId))
-            let handled = try handler.handle(response, accountSource: nil, replacingRefreshTokenKey: candidate.key)
-            try checkSameSubject(handled, homeAccountId: homeAccountId, environments: lookupEnvironments,
-                                 correlationId: correlationId)
-            return try persistAndMakeResult(handled, authority: MSALAuthority.make(descriptor), knownAccount: account,
-                                            correlationId: correlationId)
         }
-        throw lastError ?? MSALErrorInfo(.interactionRequired, description: "No usable refresh token.", correlationId: correlationId)
     }
 
     /// Stores a validated response (before anything is returned, so that a rotated refresh token is never lost)
@@ -126,21 +119,5 @@ extension ClientEngine {
         let id = MSALAccountId(identifier: homeAccountId)
         guard let uid = id.objectId, let utid = id.tenantId else { return [:] }
         return ["X-AnchorMailbox": "Oid:\(uid)@\(utid)"]
-    }
-
-    /// Merges two `claims` JSON objects (the second wins per claim).
-    private func mergeClaims(_ first: String, _ second: String) -> String {
-        guard let a = JSONValue.parseObject(Data(first.utf8)), let b = JSONValue.parseObject(Data(second.utf8)) else {
-            return second
-        }
-        var merged = a
-        for (target, value) in b {
-            if case .object(let inner)? = merged[target], case .object(let extra) = value {
-                merged[target] = .object(inner.merging(extra, uniquingKeysWith: { $1 }))
-            } else {
-                merged[target] = value
-            }
-        }
-        return JSONText.serialize(.object(merged)) ?? second
     }
 }

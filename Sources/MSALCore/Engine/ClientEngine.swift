@@ -84,16 +84,95 @@ final class ClientEngine: Sendable {
 
     // MARK: Silent
 
+    /// What the cache lookup of a silent request established: where it goes and the access token it found.
+    private struct SilentTarget {
+        var account: MSALAccount
+        var homeAccountId: String
+        var authority: MSALAuthority
+        var descriptor: AuthorityDescriptor
+        var environments: [String]
+        var now: Date
+        var lookup: (entry: AccessTokenEntry, idToken: String?, document: TokenCacheDocument, changeCount: Int)?
+    }
+
+    /// Drives ``SilentFlowStateMachine``: performs each action it asks for (memo, cache, shared refresh) and
+    /// reports the outcome, until it returns a result or fails.
     func acquireTokenSilent(_ request: SilentRequest) async throws -> MSALResult {
         let correlationId = request.correlationId
         let memoKey = request.account.map {
             SilentHitMemo.Key(account: ObjectIdentifier($0), authority: request.authority.map(ObjectIdentifier.init),
                               scopes: request.scopes)
         }
-        if let memoKey, !request.forceRefresh, !request.hasClaimsRequest, let hit = hitMemo.lookup(memoKey),
-           let result = try memoizedResult(hit, correlationId: correlationId) {
-            return result
+        var machine = SilentFlowStateMachine(policy: policy, forceRefresh: request.forceRefresh,
+                                             hasClaims: request.hasClaimsRequest, correlationId: correlationId,
+                                             homeAccountId: request.account?.identifier)
+        var action = machine.next(.started(memoEligible: memoKey != nil))
+        var memoHit: SilentHitMemo.Hit?
+        var target: SilentTarget?
+        var refreshed: MSALResult?
+        while true {
+            switch action {
+            case .consultMemo:
+                memoHit = try memoKey.flatMap(hitMemo.lookup).flatMap { try unchangedSinceRecorded($0) ? $0 : nil }
+                action = machine.next(.memoConsulted(memoHit?.times, now: clock.now()))
+            case .returnMemoized:
+                guard let memoHit else { throw Self.unexpectedStep(correlationId) }
+                return MSALResult(payload: memoHit.payload, correlationId: correlationId)
+            case .lookUpCache:
+                let found = try await lookUpSilent(request)
+                target = found
+                action = machine.next(.cacheLookedUp(found.lookup.map { CachedTokenTimes($0.entry) }, now: found.now))
+            case .returnCached:
+                guard let target, let lookup = target.lookup else { throw Self.unexpectedStep(correlationId) }
+                let result = cachedResult(lookup.entry, idToken: lookup.idToken, extended: false, target: target,
+                                          correlationId: correlationId)
+                if let memoKey {
+                    hitMemo.record(memoKey, SilentHitMemo.Hit(
+                        account: target.account, authority: request.authority, document: lookup.document,
+                        changeCount: lookup.changeCount, entry: lookup.entry, payload: result.payload))
+                }
+                return result
+            case .refresh:
+                guard let target else { throw Self.unexpectedStep(correlationId) }
+                let key = [target.homeAccountId.lowercased(), target.descriptor.urlString.lowercased(),
+                           request.scopes.map { $0.lowercased() }.sorted().joined(separator: " "), request.claims ?? ""]
+                    .joined(separator: "|")
+                let (account, homeAccountId, descriptor, environments) =
+                    (target.account, target.homeAccountId, target.descriptor, target.environments)
+                do {
+                    refreshed = try await refreshes.run(key) { [self, machine] in
+                        try await refresh(request, machine: machine, account: account, homeAccountId: homeAccountId,
+                                          descriptor: descriptor, environments: environments)
+                    }
+                    action = machine.next(.refreshSucceeded)
+                } catch {
+                    action = machine.next(.refreshFailed(error))
+                }
+            case .returnRefreshed:
+                guard let refreshed else { throw Self.unexpectedStep(correlationId) }
+                return refreshed
+            case .returnFallback(let fallback):
+                guard let target, let lookup = target.lookup else { throw Self.unexpectedStep(correlationId) }
+                switch fallback {
+                case .stillValid(let code):
+                    log(correlationId).warning("Proactive refresh failed (\(code)); returning the still-valid cached token.")
+                case .extendedLifetime:
+                    log(correlationId).warning("The service is unavailable; returning a token within its extended lifetime.")
+                }
+                return cachedResult(lookup.entry, idToken: lookup.idToken, extended: fallback == .extendedLifetime,
+                                    target: target, correlationId: correlationId)
+            case .fail(let error):
+                throw error
+            case .redeem, .acceptTokens:
+                throw Self.unexpectedStep(correlationId)
+            }
         }
+    }
+
+    /// Validates a silent request, settles the authority and cloud it goes to, and reads the cache for its
+    /// access token (no network, except the first time a domain-named tenant is resolved).
+    private func lookUpSilent(_ request: SilentRequest) async throws -> SilentTarget {
+        let correlationId = request.correlationId
         try Scopes.validate(request.scopes, correlationId: correlationId)
         guard let account = request.account, let homeAccountId = account.identifier else {
             throw MSALErrorInfo.internal(.internalErrorAccountRequired, "A silent request needs an account.",
@@ -108,7 +187,6 @@ final class ClientEngine: Sendable {
                                               correlationId: correlationId)
         let scopeSet = ScopeSet(request.scopes)
         let now = clock.now()
-
         let lookup: (entry: AccessTokenEntry, idToken: String?, document: TokenCacheDocument, changeCount: Int)? =
             try cache.read { document in
                 for realm in realms {
@@ -121,62 +199,24 @@ final class ClientEngine: Sendable {
                 }
                 return nil
             }
-        let decision = policy.decide(expiresOn: lookup?.entry.expiresOn, refreshOn: lookup?.entry.refreshOn,
-                                     extendedExpiresOn: lookup?.entry.extendedExpiresOn, now: now,
-                                     forceRefresh: request.forceRefresh, hasClaims: request.hasClaimsRequest)
-        if decision == .useCached, let lookup {
-            let result = cachedResult(lookup.entry, idToken: lookup.idToken, extended: false, account: account,
-                                      authority: authority, descriptor: descriptor, correlationId: correlationId)
-            if let memoKey {
-                hitMemo.record(memoKey, SilentHitMemo.Hit(
-                    account: account, authority: request.authority, document: lookup.document,
-                    changeCount: lookup.changeCount, entry: lookup.entry, payload: result.payload))
-            }
-            return result
-        }
-        var fallback: MSALResult?
-        var extendedFallback: MSALResult?
-        if let lookup {
-            switch decision {
-            case .refreshKeepingFallback:
-                fallback = cachedResult(lookup.entry, idToken: lookup.idToken, extended: false, account: account,
-                                        authority: authority, descriptor: descriptor, correlationId: correlationId)
-            case .refresh(extendedFallback: true):
-                extendedFallback = cachedResult(lookup.entry, idToken: lookup.idToken, extended: true, account: account,
-                                                authority: authority, descriptor: descriptor, correlationId: correlationId)
-            default:
-                break
-            }
-        }
-        let key = [homeAccountId.lowercased(), descriptor.urlString.lowercased(),
-                   request.scopes.map { $0.lowercased() }.sorted().joined(separator: " "), request.claims ?? ""]
-            .joined(separator: "|")
-        do {
-            return try await refreshes.run(key) { [self] in
-                try await refresh(request, account: account, homeAccountId: homeAccountId, descriptor: descriptor,
-                                  environments: environments)
-            }
-        } catch let error as MSALErrorInfo {
-            if let fallback {
-                log(correlationId).warning("Proactive refresh failed (\(error.code)); returning the still-valid cached token.")
-                return fallback
-            }
-            if let extendedFallback, error.code == .serverError, error.oauthError == nil {
-                log(correlationId).warning("The service is unavailable; returning a token within its extended lifetime.")
-                return extendedFallback
-            }
-            throw error
-        }
+        return SilentTarget(account: account, homeAccountId: homeAccountId, authority: authority, descriptor: descriptor,
+                            environments: environments, now: now, lookup: lookup)
     }
 
-    /// The result for a remembered cache hit, when the cache document has not changed since and the token is
-    /// still fresh enough to return; nil otherwise.
-    private func memoizedResult(_ hit: SilentHitMemo.Hit, correlationId: UUID) throws -> MSALResult? {
-        let unchanged = try cache.read { document in document === hit.document && document.changeCount == hit.changeCount }
-        guard unchanged else { return nil }
-        guard policy.decide(expiresOn: hit.expiresOn, refreshOn: hit.refreshOn, extendedExpiresOn: hit.extendedExpiresOn,
-                            now: clock.now(), forceRefresh: false, hasClaims: false) == .useCached else { return nil }
-        return MSALResult(payload: hit.payload, correlationId: correlationId)
+    /// Whether the cache document is the one a remembered hit was read from, unchanged since.
+    private func unchangedSinceRecorded(_ hit: SilentHitMemo.Hit) throws -> Bool {
+        try cache.read { document in document === hit.document && document.changeCount == hit.changeCount }
+    }
+
+    private func cachedResult(_ entry: AccessTokenEntry, idToken: String?, extended: Bool, target: SilentTarget,
+                              correlationId: UUID) -> MSALResult {
+        cachedResult(entry, idToken: idToken, extended: extended, account: target.account, authority: target.authority,
+                     descriptor: target.descriptor, correlationId: correlationId)
+    }
+
+    /// The error for a step the silent flow's driver does not expect (a defect, never outside input).
+    static func unexpectedStep(_ correlationId: UUID) -> MSALErrorInfo {
+        .internal(.internalErrorUnexpected, "The silent flow asked for an unexpected step.", correlationId: correlationId)
     }
 
     /// For `common`, `organizations` and `consumers`, silent requests go to the account's home tenant.

@@ -20,9 +20,7 @@ final class SilentHitMemo: @unchecked Sendable {
         let authority: MSALAuthority?
         let document: TokenCacheDocument
         let changeCount: Int
-        let expiresOn: Date
-        let refreshOn: Date?
-        let extendedExpiresOn: Date?
+        let times: CachedTokenTimes
         let payload: MSALResult.Payload
 
         init(account: MSALAccount, authority: MSALAuthority?, document: TokenCacheDocument, changeCount: Int,
@@ -31,9 +29,7 @@ final class SilentHitMemo: @unchecked Sendable {
             self.authority = authority
             self.document = document
             self.changeCount = changeCount
-            self.expiresOn = entry.expiresOn
-            self.refreshOn = entry.refreshOn
-            self.extendedExpiresOn = entry.extendedExpiresOn
+            self.times = CachedTokenTimes(entry)
             self.payload = payload
         }
     }

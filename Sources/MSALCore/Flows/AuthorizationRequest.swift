@@ -80,18 +80,14 @@ struct AuthorizationRequest: Sendable {
         return .code(code, clientInfo: parameters["client_info"])
     }
 
-    /// The body of the code redemption (RFC 6749 §4.1.3 with PKCE, RFC 7636 §4.5).
+    /// The redemption of `code`, received at `redirectUri` (RFC 6749 §4.1.3 with PKCE, RFC 7636 §4.5).
+    func codeGrant(code: String, redirectUri: String) -> AuthorizationCodeGrantRequest {
+        AuthorizationCodeGrantRequest(clientId: clientId, code: code, codeVerifier: codeVerifier, redirectUri: redirectUri,
+                                      scopes: scopes, claims: claims)
+    }
+
+    /// The form body of the code redemption.
     func tokenParameters(code: String, redirectUri: String) -> [(String, String)] {
-        var pairs: [(String, String)] = [
-            ("client_id", clientId),
-            ("grant_type", "authorization_code"),
-            ("client_info", "1"),
-            ("code_verifier", codeVerifier),
-            ("code", code),
-            ("redirect_uri", redirectUri),
-            ("scope", Scopes.requestParameter(scopes)),
-        ]
-        if let claims { pairs.append(("claims", claims)) }
-        return pairs
+        codeGrant(code: code, redirectUri: redirectUri).formParameters
     }
 }

@@ -36,4 +36,10 @@ struct CachedTokenPolicy: Sendable {
         }
         return .useCached
     }
+
+    /// The decision for a cached token known by its times (nil: none cached).
+    func decide(_ times: CachedTokenTimes?, now: Date, forceRefresh: Bool, hasClaims: Bool) -> CachedTokenDecision {
+        decide(expiresOn: times?.expiresOn, refreshOn: times?.refreshOn, extendedExpiresOn: times?.extendedExpiresOn,
+               now: now, forceRefresh: forceRefresh, hasClaims: hasClaims)
+    }
 }
