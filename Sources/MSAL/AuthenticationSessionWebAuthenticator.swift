@@ -1,6 +1,6 @@
 #if canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
-import AuthenticationServices
-import Foundation
+public import AuthenticationServices
+public import Foundation
 
 /// Interactive sign-in in the system authentication session (`ASWebAuthenticationSession`): the default user agent
 /// on Apple platforms. The redirect URI must use the app's custom scheme, such as `msauth.<bundle id>://auth`.

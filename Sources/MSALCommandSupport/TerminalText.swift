@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+package import Logging
 
 /// Text for the terminal. Much of what `msal` prints came from outside: error descriptions and the device code
 /// message from the identity provider, user names and hosts from the cache file, Graph's answers. A terminal

@@ -1,5 +1,5 @@
-import Foundation
-import MSALCore
+public import Foundation
+public import MSALCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -26,9 +26,9 @@ public final class HTTPTransport: Sendable {
     /// What this transport trusts and where it connects through.
     public let configuration: HTTPTransportConfiguration
 
-    private let tls: TLSConfiguration?
-    /// Why `https` cannot work with this configuration (unreadable trust store, bad PEM), if so.
-    private let tlsProblem: HTTPTransportError?
+    /// The TLS configuration (nil: async-http-client's default), or why `https` cannot work with this configuration
+    /// (unreadable trust store, bad PEM). Built on first use: a process that never connects never reads a trust store.
+    private let trust = NIOLockedValueBox<Result<TLSConfiguration?, HTTPTransportError>?>(nil)
     private let isShared: Bool
     private let state = NIOLockedValueBox(State())
 
@@ -46,14 +46,22 @@ public final class HTTPTransport: Sendable {
     private init(configuration: HTTPTransportConfiguration, isShared: Bool) {
         self.configuration = configuration
         self.isShared = isShared
-        do {
-            tls = try Self.makeTLS(configuration)
-            tlsProblem = nil
-        } catch {
-            tls = nil
-            tlsProblem = HTTPTransportError(.secureConnectionFailed,
-                                            "The configured trust roots cannot be used (\(Self.summary(error))).",
-                                            underlying: error)
+    }
+
+    /// The TLS configuration, built once.
+    private func tlsConfiguration() -> Result<TLSConfiguration?, HTTPTransportError> {
+        trust.withLockedValue { cached in
+            if let cached { return cached }
+            let built: Result<TLSConfiguration?, HTTPTransportError>
+            do {
+                built = .success(try Self.makeTLS(configuration))
+            } catch {
+                built = .failure(HTTPTransportError(.secureConnectionFailed,
+                                                    "The configured trust roots cannot be used (\(Self.summary(error))).",
+                                                    underlying: error))
+            }
+            cached = built
+            return built
         }
     }
 
@@ -81,7 +89,7 @@ public final class HTTPTransport: Sendable {
               let host = request.url.host, !host.isEmpty else {
             throw HTTPTransportError(.invalidRequest, "Only absolute http and https URLs can be requested.")
         }
-        if scheme == "https", let tlsProblem { throw tlsProblem }
+        if scheme == "https", case .failure(let problem) = tlsConfiguration() { throw problem }
         let client = try client(for: configuration.proxy.server(scheme: scheme, host: host))
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
@@ -139,7 +147,7 @@ public final class HTTPTransport: Sendable {
         let connect = configuration.connectTimeout.isFinite ? min(max(configuration.connectTimeout, 0.001), 3600) : 3600
         let idle = configuration.idleConnectionTimeout.isFinite ? min(max(configuration.idleConnectionTimeout, 0), 3600) : 3600
         var result = HTTPClient.Configuration(
-            tlsConfiguration: tls,
+            tlsConfiguration: try? tlsConfiguration().get(),
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(connect: .nanoseconds(Self.nanoseconds(connect))),
             connectionPool: HTTPClient.Configuration.ConnectionPool(idleTimeout: .nanoseconds(Self.nanoseconds(idle))),
@@ -176,11 +184,13 @@ public final class HTTPTransport: Sendable {
             for path in [file, directory].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
                 throw HTTPTransportError(.secureConnectionFailed, "\(path) cannot be read")
             }
-            if let file {
-                tls.trustRoots = .file(file)
-                if let directory { tls.additionalTrustRoots.append(.file(directory)) }
-            } else if let directory {
+            // One location is the trust store (a directory is read lazily, by hash); a bundle file next to a
+            // directory is loaded as additional certificates (additional roots cannot be a directory).
+            if let directory {
                 tls.trustRoots = .file(directory)
+                if let file { tls.additionalTrustRoots.append(.certificates(try NIOSSLCertificate.fromPEMFile(file))) }
+            } else if let file {
+                tls.trustRoots = .file(file)
             }
         }
         var extra: [NIOSSLCertificate] = []

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How an ``HTTPTransport`` connects: which certificate authorities it trusts, which proxy it uses, its limits.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One HTTP request for ``HTTPTransport``.
 public struct HTTPTransportRequest: Sendable {

@@ -1,8 +1,5 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import MSALCore
+public import Foundation
+public import MSALCore
 
 /// A transport on async-http-client and SwiftNIO: the default on Linux.
 ///

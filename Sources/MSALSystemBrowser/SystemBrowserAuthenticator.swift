@@ -1,6 +1,6 @@
-import Foundation
-import MSALCore
-import MSALLoopback
+public import Foundation
+public import MSALCore
+public import MSALLoopback
 
 /// Interactive sign-in in the system browser with a loopback redirect (RFC 8252), the default user agent
 /// outside Apple platforms.

@@ -1,5 +1,5 @@
-import Foundation
-import MSALCore
+public import Foundation
+public import MSALCore
 
 /// **Emulator only.** A user agent for the local identity platform emulator started with its auto-approve switch
 /// (`autoApproveUsername`, `msal-emulator serve --auto-approve USER`): the emulator answers the authorize request

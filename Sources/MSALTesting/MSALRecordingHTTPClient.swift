@@ -1,5 +1,5 @@
 import Foundation
-import MSALCore
+public import MSALCore
 
 /// A transport for tests: it records every request an application sends, and answers each with a handler — canned
 /// responses, or another transport (``init(forwardingTo:)``) such as the one that reaches the emulator.

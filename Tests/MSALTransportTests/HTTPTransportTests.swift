@@ -94,6 +94,21 @@ struct HTTPTransportTests {
         }
         try await system.shutdown()
 
+        // A directory and a bundle together (SSL_CERT_DIR and SSL_CERT_FILE, as many systems set both), plus a CA
+        // given as PEM: all three are trusted.
+        let certificateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("certs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: certificateDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: certificateDirectory) }
+        let both = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM],
+                                     environment: ["SSL_CERT_DIR": certificateDirectory.path, "SSL_CERT_FILE": emulator.caCertificateURL.path])
+        let viaBoth = try await both.send(MSALHTTPRequest(method: "GET", url: URL(string: metadata)!, timeout: 5))
+        #expect(viaBoth.statusCode == 200)
+        try await both.transport.shutdown()
+        let dirAndBundle = HTTPTransport(configuration: .fromEnvironment(["SSL_CERT_DIR": certificateDirectory.path,
+                                                                          "SSL_CERT_FILE": emulator.caCertificateURL.path]))
+        #expect(try await dirAndBundle.send(Self.get(metadata)).statusCode == 200)
+        try await dirAndBundle.shutdown()
+
         // Through MSAL's client, with the CA handed over as PEM.
         let client = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         let viaMSAL = try await client.send(MSALHTTPRequest(method: "GET", url: URL(string: metadata)!, timeout: 5))

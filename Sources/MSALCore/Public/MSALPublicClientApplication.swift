@@ -43,7 +43,7 @@ public final class MSALPublicClientApplication: Sendable {
         let snapshot = configuration.snapshot()
         let settings = try EngineSettings(snapshot)
         let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
-        let store = TokenCacheStore(storage: storage, logger: .init(label: "com.microsoft.identity.msal.cache"))
+        let store = TokenCacheStore(storage: storage, log: settings.log)
         engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,
                               clock: snapshot.clock ?? MSALSystemClock(), cache: CacheOwner(store: store),
                               defaultAuthenticator: platform.webAuthenticator)

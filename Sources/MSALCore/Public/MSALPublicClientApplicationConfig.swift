@@ -4,7 +4,7 @@ import Logging
 /// Where and how the token cache is kept.
 ///
 /// On Linux the default is a JSON file in the cross-SDK format that MSAL for Python, .NET and Node share, at
-/// ``MSALFileTokenCacheStorage/defaultFileURL(environment:)`` (under `$XDG_DATA_HOME`, else `~/.local/share`). Set ``storage``
+/// `MSALFileTokenCacheStorage.defaultFileURL(environment:)` (under `$XDG_DATA_HOME`, else `~/.local/share`). Set ``storage``
 /// to keep the cache elsewhere, for example ``MSALInMemoryTokenCacheStorage`` for a process-local cache.
 public final class MSALCacheConfig: @unchecked Sendable {
     /// The keychain sharing group (Apple platforms). Kept for source compatibility; on Linux it has no effect.
@@ -64,7 +64,7 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
     @MSALLocked public var bypassRedirectURIValidation: Bool = false
     /// Extra query parameters sent with every request.
     @MSALLocked public var extraQueryParameters: [String: String] = [:]
-    /// The HTTP transport. `nil` selects ``MSALDefaultHTTPClient/shared`` (``MSALNIOHTTPClient`` on Linux,
+    /// The HTTP transport. `nil` selects `MSALDefaultHTTPClient.shared` (`MSALNIOHTTPClient` on Linux,
     /// ``MSALURLSessionHTTPClient`` on Apple platforms).
     @MSALLocked public var httpClient: (any MSALHTTPClient)?
     /// The clock MSAL reads for expiry decisions. `nil` selects the system clock.
