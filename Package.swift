@@ -44,11 +44,18 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
+        // What the client, the loopback listener and the emulator share without depending on each other: the lock
+        // type, base64url, form coding. Foundation only.
+        .target(
+            name: "MSALSupport",
+            swiftSettings: swiftSettings
+        ),
         // Platform-free core: authorities, token protocol, flows, unified token cache model and storage protocol,
         // accounts, errors, the MSAL-named public API. Foundation, swift-crypto and swift-log only.
         .target(
             name: "MSALCore",
             dependencies: [
+                "MSALSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -97,6 +104,7 @@ let package = Package(
         .target(
             name: "MSALLoopback",
             dependencies: [
+                "MSALSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -123,6 +131,7 @@ let package = Package(
         .target(
             name: "MSALEmulator",
             dependencies: [
+                "MSALSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -203,7 +212,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALTests",
-            dependencies: ["MSAL", "MSALCore", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALSamples"],
+            dependencies: ["MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALSamples"],
             swiftSettings: swiftSettings
         ),
         // The `msal` tool through its built binary, and the examples' logic.

@@ -4,9 +4,10 @@
     scripts/module-graph.py            # the graph, then the checks; exits 1 when a rule is broken
 
 Rules:
+- MSALSupport (the lock type, base64url, form coding) depends on nothing but Foundation.
 - MSALCore, the platform-free core, reaches only Foundation, swift-crypto and swift-log: no SwiftNIO,
-  async-http-client, Hummingbird or swift-certificates, and no other module of this package.
-- MSALEmulator depends on nothing of the client (no MSAL module).
+  async-http-client, Hummingbird or swift-certificates, and no other module of this package but MSALSupport.
+- MSALEmulator depends on nothing of the client (no MSAL module but MSALSupport).
 - `msal` (MSALCommand) links neither the emulator nor the example code.
 """
 import json
@@ -14,6 +15,8 @@ import subprocess
 import sys
 
 CORE_ALLOWED_PRODUCTS = {"Crypto", "_CryptoExtras", "Logging"}
+# The module the client, the loopback listener and the emulator share (Foundation only).
+SHARED_SUPPORT = "MSALSupport"
 
 
 def describe():
@@ -47,12 +50,17 @@ def main():
         print(f"{name:22} -> {', '.join(direct) or '(Foundation only)'}")
 
     failures = []
+    modules, products = closure(targets, SHARED_SUPPORT)
+    if modules or products:
+        failures.append(f"{SHARED_SUPPORT} depends on {sorted(modules | products)}")
     modules, products = closure(targets, "MSALCore")
+    modules.discard(SHARED_SUPPORT)
     if modules:
         failures.append(f"MSALCore depends on package modules {sorted(modules)}")
     if not products <= CORE_ALLOWED_PRODUCTS:
         failures.append(f"MSALCore reaches {sorted(products - CORE_ALLOWED_PRODUCTS)}")
     modules, _ = closure(targets, "MSALEmulator")
+    modules.discard(SHARED_SUPPORT)
     if any(module.startswith("MSAL") for module in modules):
         failures.append(f"MSALEmulator depends on client modules {sorted(modules)}")
     modules, products = closure(targets, "MSALCommand")

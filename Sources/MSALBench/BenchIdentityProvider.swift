@@ -3,18 +3,22 @@ import MSAL
 
 /// An in-process identity provider for building large caches quickly: it answers discovery, metadata and the
 /// token endpoint, and plays the browser for interactive sign-in. It counts every request it receives.
-final class BenchIdentityProvider: MSALHTTPClient, MSALWebAuthenticator, @unchecked Sendable {
+final class BenchIdentityProvider: MSALHTTPClient, MSALWebAuthenticator, Sendable {
     let tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
     let wideTargets: Bool
-    private let lock = NSLock()
-    private var requests = 0
-    private var counter = 0
-    private var codes: [String: Int] = [:]
-    private var refreshTokens: [String: Int] = [:]
+    private struct State {
+        var requests = 0
+        var counter = 0
+        var codes: [String: Int] = [:]
+        var nonces: [String: String] = [:]
+        var refreshTokens: [String: Int] = [:]
+    }
+
+    private let state = LockedBox(State())
 
     init(wideTargets: Bool) { self.wideTargets = wideTargets }
 
-    var requestCount: Int { lock.withLock { requests } }
+    var requestCount: Int { state.withLock { $0.requests } }
 
     func username(_ user: Int) -> String { "user\(user)@bench.example" }
     func oid(_ user: Int) -> String { String(format: "00000000-0000-0000-%04x-%012x", user % 0xffff, user) }
@@ -24,25 +28,24 @@ final class BenchIdentityProvider: MSALHTTPClient, MSALWebAuthenticator, @unchec
 
     func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
         let url = try request.authorizationURL(request.redirectUri)
-        let query = Self.query(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "")
+        let query = FormEncoding.decode(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "")
         let hint = query["login_hint"] ?? ""
         let user = Int(hint.dropFirst(4).prefix { $0.isNumber }) ?? 0
-        let code = lock.withLock { () -> String in
-            counter += 1
-            codes["c\(counter)"] = user
-            return "c\(counter)"
+        let code = state.withLock { state -> String in
+            state.counter += 1
+            let code = "c\(state.counter)"
+            state.codes[code] = user
+            state.nonces[code] = query["nonce"]
+            return code
         }
-        nonces.withLock { $0[code] = query["nonce"] }
         return MSALWebAuthenticationResponse(redirectUri: request.redirectUri,
                                              parameters: ["code": code, "state": query["state"] ?? "", "client_info": clientInfo(user)])
     }
 
-    private let nonces = BenchLocked<[String: String]>([:])
-
     // MARK: MSALHTTPClient
 
     func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse {
-        lock.withLock { requests += 1 }
+        state.withLock { $0.requests += 1 }
         let path = request.url.path
         if path.hasSuffix("/discovery/instance") {
             let host = request.url.host ?? "login.microsoftonline.com"
@@ -56,16 +59,17 @@ final class BenchIdentityProvider: MSALHTTPClient, MSALWebAuthenticator, @unchec
             return json(["authorization_endpoint": base + "/oauth2/v2.0/authorize", "token_endpoint": base + "/oauth2/v2.0/token",
                          "issuer": "https://\(host)/{tenantid}/v2.0"])
         }
-        let form = Self.query(String(decoding: request.body ?? Data(), as: UTF8.self))
+        let form = FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self))
         let user: Int?
         var nonce: String?
         switch form["grant_type"] {
         case "authorization_code":
             let code = form["code"] ?? ""
-            user = lock.withLock { codes.removeValue(forKey: code) }
-            nonce = nonces.withLock { $0.removeValue(forKey: code) }
+            let grant = state.withLock { ($0.codes.removeValue(forKey: code), $0.nonces.removeValue(forKey: code)) }
+            user = grant.0
+            nonce = grant.1
         case "refresh_token":
-            user = lock.withLock { refreshTokens.removeValue(forKey: form["refresh_token"] ?? "") }
+            user = state.withLock { $0.refreshTokens.removeValue(forKey: form["refresh_token"] ?? "") }
         default:
             user = nil
         }
@@ -79,10 +83,10 @@ final class BenchIdentityProvider: MSALHTTPClient, MSALWebAuthenticator, @unchec
             granted += requested.map { $0.replacingOccurrences(of: "/read", with: "/write") }
             granted += requested.map { $0.replacingOccurrences(of: "/read", with: "/admin") }
         }
-        let (at, rt) = lock.withLock { () -> (String, String) in
-            counter += 1
-            refreshTokens["rt\(counter)"] = user
-            return ("at\(counter)-" + String(repeating: "x", count: 64), "rt\(counter)")
+        let (at, rt) = state.withLock { state -> (String, String) in
+            state.counter += 1
+            state.refreshTokens["rt\(state.counter)"] = user
+            return ("at\(state.counter)-" + String(repeating: "x", count: 64), "rt\(state.counter)")
         }
         return json(["token_type": "Bearer", "scope": granted.joined(separator: " "), "expires_in": 86_400,
                      "ext_expires_in": 86_400, "access_token": at, "refresh_token": rt,
@@ -90,7 +94,7 @@ final class BenchIdentityProvider: MSALHTTPClient, MSALWebAuthenticator, @unchec
     }
 
     private func clientInfo(_ user: Int) -> String {
-        Self.base64URL(Data(#"{"uid":"\#(oid(user))","utid":"\#(tenant)"}"#.utf8))
+        Base64URL.encode(Data(#"{"uid":"\#(oid(user))","utid":"\#(tenant)"}"#.utf8))
     }
 
     private func idToken(_ user: Int, nonce: String?, audience: String) -> String {
@@ -99,8 +103,8 @@ final class BenchIdentityProvider: MSALHTTPClient, MSALWebAuthenticator, @unchec
                                      "exp": now + 86_400, "iat": now, "tid": tenant, "oid": oid(user),
                                      "sub": "sub\(user)", "preferred_username": username(user), "name": "User \(user)"]
         if let nonce { claims["nonce"] = nonce }
-        let header = Self.base64URL(Data(#"{"alg":"RS256","typ":"JWT"}"#.utf8))
-        let payload = Self.base64URL((try? JSONSerialization.data(withJSONObject: claims)) ?? Data())
+        let header = Base64URL.encode(Data(#"{"alg":"RS256","typ":"JWT"}"#.utf8))
+        let payload = Base64URL.encode((try? JSONSerialization.data(withJSONObject: claims)) ?? Data())
         return "\(header).\(payload).c2ln"
     }
 
@@ -108,27 +112,4 @@ final class BenchIdentityProvider: MSALHTTPClient, MSALWebAuthenticator, @unchec
         MSALHTTPResponse(statusCode: 200, headers: ["Content-Type": "application/json"],
                          body: (try? JSONSerialization.data(withJSONObject: object)) ?? Data())
     }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func query(_ text: String) -> [String: String] {
-        var result: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
-                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
-            }
-            if let name = parts.first { result[name] = parts.count > 1 ? parts[1] : "" }
-        }
-        return result
-    }
-}
-
-final class BenchLocked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.lock(); defer { lock.unlock() }; return body(&value) }
 }

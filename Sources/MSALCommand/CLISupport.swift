@@ -113,16 +113,15 @@ enum CLI {
 }
 
 /// A flag that can be set once, from any thread.
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var isSet = false
+final class LockedFlag: Sendable {
+    private let isSet = LockedBox(false)
 
     /// Sets the flag; returns whether this call set it.
     func setOnce() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if isSet { return false }
-        isSet = true
-        return true
+        isSet.withLock { isSet in
+            if isSet { return false }
+            isSet = true
+            return true
+        }
     }
 }

@@ -78,9 +78,8 @@ struct LoginCommand: AsyncParsableCommand {
 }
 
 /// A live "expires in mm:ss" line on stderr while the device code flow waits (only when stderr is a terminal).
-final class Countdown: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: Task<Void, Never>?
+final class Countdown: Sendable {
+    private let running = LockedBox<Task<Void, Never>?>(nil)
 
     func start(until expiresOn: Date) {
         guard isatty(STDERR_FILENO) == 1 else { return }
@@ -93,18 +92,17 @@ final class Countdown: @unchecked Sendable {
                 try? await Task.sleep(nanoseconds: 1_000_000_000)
             }
         }
-        lock.lock()
-        self.task = task
-        lock.unlock()
+        running.set(task)
     }
 
     func stop() {
-        lock.lock()
-        let running = task
-        task = nil
-        lock.unlock()
-        if let running {
-            running.cancel()
+        let task = running.withLock { task -> Task<Void, Never>? in
+            let current = task
+            task = nil
+            return current
+        }
+        if let task {
+            task.cancel()
             FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
         }
     }

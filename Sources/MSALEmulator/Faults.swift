@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 
 
 /// The emulator's endpoints, as named in fault rules.
@@ -78,10 +79,10 @@ public struct FaultRule: Codable, Sendable, Equatable {
 
 /// The active fault rules; each matching request consumes one use of the first matching rule.
 final class FaultTable: Sendable {
-    private let rules: Locked<[FaultRule]>
+    private let rules: LockedBox<[FaultRule]>
 
     init(_ rules: [FaultRule]) {
-        self.rules = Locked(rules)
+        self.rules = LockedBox(rules)
     }
 
     func add(_ rule: FaultRule) {
@@ -107,7 +108,7 @@ final class FaultTable: Sendable {
 
 /// The emulator's notion of the current time, which tests can move forward to expire codes and tokens.
 public final class EmulatorClock: Sendable {
-    private let offset = Locked<TimeInterval>(0)
+    private let offset = LockedBox<TimeInterval>(0)
 
     /// Creates a clock that follows the system clock.
     public init() {}

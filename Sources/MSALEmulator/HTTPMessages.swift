@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 
 /// A parsed, size-bounded HTTP request as the emulator's handlers see it.
 struct EmulatorRequest: Sendable {
@@ -36,22 +37,14 @@ struct EmulatorRequest: Sendable {
 
     static let maxFields = 200
 
-    /// Parses `application/x-www-form-urlencoded` text (also used for query strings).
+    /// Parses `application/x-www-form-urlencoded` text (also used for query strings), as Entra ID reads requests:
+    /// the first of repeated fields counts (`lists` keeps them all), a field with an empty or malformed name is
+    /// ignored, a malformed value reads as empty, and only the first ``maxFields`` fields are read.
     static func parseForm(_ text: Substring) -> (single: [String: String], lists: [String: [String]]) {
-        var single: [String: String] = [:]
+        let pairs = FormCoding.pairs(text, malformed: .skip, limit: maxFields) ?? []
         var lists: [String: [String]] = [:]
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true).prefix(maxFields) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decodeComponent(parts[0]), !name.isEmpty else { continue }
-            let value = parts.count > 1 ? (decodeComponent(parts[1]) ?? "") : ""
-            if single[name] == nil { single[name] = value }
-            lists[name, default: []].append(value)
-        }
-        return (single, lists)
-    }
-
-    static func decodeComponent(_ text: Substring) -> String? {
-        String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        for (name, value) in pairs { lists[name, default: []].append(value) }
+        return (FormCoding.dictionary(pairs, duplicates: .firstWins) ?? [:], lists)
     }
 
     static func parseCookies(_ header: String?) -> [String: String] {
@@ -121,19 +114,11 @@ struct EmulatorResponse: Sendable {
 
 /// Percent-encoding for query strings and form values.
 enum URLText {
-    static let allowed: CharacterSet = {
-        var set = CharacterSet.alphanumerics
-        set.insert(charactersIn: "-._~")
-        return set
-    }()
+    /// Percent-encodes everything but the unreserved characters (RFC 3986 §2.3).
+    static func encode(_ text: String) -> String { FormCoding.escape(text) }
 
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-    }
-
-    static func query(_ pairs: [(String, String)]) -> String {
-        pairs.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
-    }
+    /// Encodes ordered pairs as `a=1&b=2`.
+    static func query(_ pairs: [(String, String)]) -> String { FormCoding.encode(pairs) }
 
     /// HTML-escapes text for element content and attribute values.
     static func html(_ text: String) -> String {

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import MSALSupport
 import NIOPosix
 
 
@@ -34,7 +35,7 @@ public final class IdentityEmulator: Sendable {
     private let core: EmulatorCore
     private let keys: SigningKeys
     private let faults: FaultTable
-    private let tasks: Locked<[Task<Void, any Error>]>
+    private let tasks: LockedBox<[Task<Void, any Error>]>
 
     /// Default tenant (domain) of the configuration.
     public var tenant: String { configuration.defaults.tenant }
@@ -64,7 +65,7 @@ public final class IdentityEmulator: Sendable {
         self.core = core
         self.keys = keys
         self.faults = faults
-        self.tasks = Locked(tasks)
+        self.tasks = LockedBox(tasks)
     }
 
     /// Starts the emulator on 127.0.0.1.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MSALSupport
 
 import _CryptoExtras
 
@@ -11,10 +12,10 @@ final class SigningKeys: Sendable {
     }
 
     /// Newest key first; the first key signs, all keys are published.
-    private let keys: Locked<[Key]>
+    private let keys: LockedBox<[Key]>
 
     init() throws {
-        keys = Locked([try SigningKeys.makeKey()])
+        keys = LockedBox([try SigningKeys.makeKey()])
     }
 
     private static func makeKey() throws -> Key {
@@ -82,23 +83,13 @@ final class SigningKeys: Sendable {
     }
 }
 
-/// Base64url without padding (RFC 7515 §2).
-enum Base64URL {
-    static func encode(_ data: some DataProtocol) -> String {
-        Data(data).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+/// Base64url without padding (RFC 7515 §2): the package's one implementation.
+typealias Base64URL = MSALSupport.Base64URL
 
+extension MSALSupport.Base64URL {
+    /// A JSON object as one base64url segment (keys sorted).
     static func encode(json: [String: Any]) -> String {
         encode((try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])) ?? Data())
-    }
-
-    static func decode(_ text: String) -> Data? {
-        var base = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base.count % 4 != 0 { base += "=" }
-        return Data(base64Encoded: base)
     }
 
     /// A random URL-safe string of `bytes` random bytes.

@@ -39,10 +39,14 @@ struct DemoCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let start = Date()
-        let step = LockedCounter()
+        let step = LockedBox(0)
         let log: @Sendable (String) -> Void = { text in
             let elapsed = String(format: "%6.3f", Date().timeIntervalSince(start))
-            TerminalOutput.out("[\(elapsed)s] #\(step.next()) \(text)")
+            let number = step.withLock { count in
+                count += 1
+                return count
+            }
+            TerminalOutput.out("[\(elapsed)s] #\(number) \(text)")
         }
         TerminalOutput.out("MSAL for Swift demo: the Graph tutorial against the local identity platform emulator.")
         TerminalOutput.out("Emulator at \(emulator.httpURL.absoluteString); auto-approve (emulator-only switch) signs in \(emulator.username).")
@@ -54,18 +58,5 @@ struct DemoCommand: AsyncParsableCommand {
         await emulator.stop()
         TerminalOutput.out(succeeded ? "Demo completed." : "Demo failed.")
         if !succeeded { throw ExitCode.failure }
-    }
-}
-
-/// Numbers the demo's steps.
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-
-    func next() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value
     }
 }

@@ -1,23 +1,13 @@
 import Foundation
+import MSALSupport
 import NIOCore
 
-/// `application/x-www-form-urlencoded` decoding (also used for the query of a redirect).
+/// How the listener reads a redirect's query or `form_post` body: strictly, since the parameters carry the
+/// authorization code and its `state`.
 enum FormDecoding {
-    /// The decoded pairs, or nil when a name repeats or an escape is malformed.
+    /// The decoded pairs, or nil when a name repeats, a name is empty or an escape is malformed.
     static func parse(_ encoded: Substring) -> [String: String]? {
-        var result: [String: String] = [:]
-        for pair in encoded.split(separator: "&", omittingEmptySubsequences: true) {
-            let nameValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decode(nameValue[0]), !name.isEmpty else { return nil }
-            guard let value = nameValue.count > 1 ? decode(nameValue[1]) : "" else { return nil }
-            guard result[name] == nil else { return nil }
-            result[name] = value
-        }
-        return result
-    }
-
-    private static func decode(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        FormCoding.decode(encoded, duplicates: .reject, malformed: .reject)
     }
 }
 

@@ -1,26 +1,30 @@
 import Foundation
+import MSALSupport
 import NIOCore
 
 /// The outcome of one listening session, shared by the connection handlers and the waiting task.
 ///
 /// The first outcome wins: a response that arrives before anyone waits is kept until the wait starts.
-final class LoopbackWaitState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var outcome: Result<LoopbackRedirect, any Error>?
-    private var claimed = false
-    private var waiter: CheckedContinuation<LoopbackRedirect, any Error>?
-    private var connections: [ObjectIdentifier: any Channel] = [:]
-    private var onFinish: [@Sendable () -> Void] = []
+final class LoopbackWaitState: Sendable {
+    private struct State {
+        var outcome: Result<LoopbackRedirect, any Error>?
+        var claimed = false
+        var waiter: CheckedContinuation<LoopbackRedirect, any Error>?
+        var connections: [ObjectIdentifier: any Channel] = [:]
+        var onFinish: [@Sendable () -> Void] = []
+    }
+
+    private let state = LockedBox(State())
 
     /// Whether an outcome has been recorded.
-    var isFinished: Bool { lock.withLock { outcome != nil } }
+    var isFinished: Bool { state.withLock { $0.outcome != nil } }
 
     /// Reserves the outcome for a matching response that is still being answered; false when another response
     /// already did, or when the wait already ended.
     func claim() -> Bool {
-        lock.withLock {
-            guard outcome == nil, !claimed else { return false }
-            claimed = true
+        state.withLock { state in
+            guard state.outcome == nil, !state.claimed else { return false }
+            state.claimed = true
             return true
         }
     }
@@ -28,17 +32,13 @@ final class LoopbackWaitState: @unchecked Sendable {
     /// Records the outcome if none was recorded yet; returns whether this call decided it.
     @discardableResult
     func finish(_ result: Result<LoopbackRedirect, any Error>) -> Bool {
-        let (continuation, callbacks): (CheckedContinuation<LoopbackRedirect, any Error>?, [@Sendable () -> Void])
-        do {
-            lock.lock()
-            defer { lock.unlock() }
-            guard outcome == nil else { return false }
-            outcome = result
-            continuation = waiter
-            waiter = nil
-            callbacks = onFinish
-            onFinish = []
+        let decided = state.withLock { state -> (CheckedContinuation<LoopbackRedirect, any Error>?, [@Sendable () -> Void])? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = result
+            defer { state.waiter = nil; state.onFinish = [] }
+            return (state.waiter, state.onFinish)
         }
+        guard let (continuation, callbacks) = decided else { return false }
         continuation?.resume(with: result)
         for callback in callbacks { callback() }
         return true
@@ -47,9 +47,9 @@ final class LoopbackWaitState: @unchecked Sendable {
     /// Suspends until an outcome is recorded (or returns the one already recorded).
     func wait() async throws -> LoopbackRedirect {
         try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<LoopbackRedirect, any Error>? = lock.withLock {
-                if let outcome { return outcome }
-                waiter = continuation
+            let ready: Result<LoopbackRedirect, any Error>? = state.withLock { state in
+                if let outcome = state.outcome { return outcome }
+                state.waiter = continuation
                 return nil
             }
             if let ready { continuation.resume(with: ready) }
@@ -58,9 +58,9 @@ final class LoopbackWaitState: @unchecked Sendable {
 
     /// Runs `callback` once an outcome is recorded (at once if it already is).
     func whenFinished(_ callback: @escaping @Sendable () -> Void) {
-        let runNow = lock.withLock { () -> Bool in
-            if outcome != nil { return true }
-            onFinish.append(callback)
+        let runNow = state.withLock { state -> Bool in
+            if state.outcome != nil { return true }
+            state.onFinish.append(callback)
             return false
         }
         if runNow { callback() }
@@ -69,13 +69,13 @@ final class LoopbackWaitState: @unchecked Sendable {
     /// Tracks an accepted connection so it can be closed with the listener.
     func track(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        lock.withLock { connections[id] = channel }
+        state.withLock { $0.connections[id] = channel }
         channel.closeFuture.whenComplete { [weak self] _ in
             guard let self else { return }
-            self.lock.withLock { _ = self.connections.removeValue(forKey: id) }
+            self.state.withLock { _ = $0.connections.removeValue(forKey: id) }
         }
     }
 
     /// The connections still open.
-    var openConnections: [any Channel] { lock.withLock { Array(connections.values) } }
+    var openConnections: [any Channel] { state.withLock { Array($0.connections.values) } }
 }

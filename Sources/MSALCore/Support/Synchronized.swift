@@ -1,47 +1,10 @@
 import Foundation
-#if !canImport(Darwin)
-import Synchronization
-#endif
+// Re-exported so that modules reaching `LockedBox` through the core also see its members (member import visibility).
+// MSALSupport declares nothing public: nothing of it reaches an application.
+@_exported import MSALSupport
 
-#if canImport(Darwin)
-/// A value guarded by a lock, so that MSAL's mutable parameter objects can be shared across tasks safely.
-package final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    package init(_ value: Value) { self.value = value }
-
-    package func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
-    package func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
-    @discardableResult
-    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock(); defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-#else
-/// A value guarded by a lock, so that MSAL's mutable parameter objects can be shared across tasks safely.
-/// The lock is stored inline: one allocation per box.
-package final class LockedBox<Value>: @unchecked Sendable {
-    private let mutex: Mutex<UnsafeValue>
-
-    /// Lets a non-`Sendable` value live in the mutex; the box only hands it out under the lock.
-    private struct UnsafeValue: @unchecked Sendable { var value: Value }
-
-    package init(_ value: Value) { mutex = Mutex(UnsafeValue(value: value)) }
-
-    package func get() -> Value { mutex.withLock { $0.value } }
-    package func set(_ newValue: Value) { mutex.withLock { $0.value = newValue } }
-    @discardableResult
-    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        try mutex.withLock { (state: inout UnsafeValue) throws -> UncheckedResult<T> in
-            UncheckedResult(value: try body(&state.value))
-        }.value
-    }
-
-    private struct UncheckedResult<T>: @unchecked Sendable { var value: T }
-}
-#endif
+/// The package's one lock type (`MSALSupport.LockedBox`), under the name the core has always used.
+package typealias LockedBox<Value> = MSALSupport.LockedBox<Value>
 
 /// A property stored behind a lock. MSAL's configuration and parameter classes use it to keep MSAL's
 /// mutable-property API (`parameters.promptType = .login`) while staying safe to pass between tasks.
