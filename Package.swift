@@ -3,6 +3,12 @@ import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+/// The settings of targets not yet moved to explicit access-level imports.
+let legacySwiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
 ]
 
 let package = Package(
@@ -60,7 +66,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // `import MSAL`: re-exports the core and picks this platform's services when an application is created.
         .target(
@@ -109,7 +115,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // Test doubles on the core's seams (no emulator, no NIO).
         .target(
@@ -140,7 +146,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // `swift run -c release msal-bench silent ...`: cache-hit latency and cache load/save figures.
         .executableTarget(
@@ -149,13 +155,13 @@ let package = Package(
                 "MSAL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // `msal-transport-bench wait|cancel`: wall and CPU time of a request to a silent server, per transport.
         .executableTarget(
             name: "MSALTransportBench",
             dependencies: ["MSAL"],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // `msal`: sign in (browser or device code), tokens, accounts, Graph, the demo and the emulator.
         .executableTarget(
@@ -167,7 +173,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // `msal-emulator`: the emulator as a program, and `demo` (the Graph tutorial on the in-process emulator).
         .executableTarget(
@@ -181,14 +187,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // The tutorial logic shared by the examples and `msal demo`, and the emulator auto-approve user agent.
         .target(
             name: "MSALSamples",
             dependencies: ["MSAL"],
             path: "Examples/Shared",
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // The Graph tutorial (seeds: sign in, call Graph /me, sign out) as a console program.
         .executableTarget(
@@ -198,7 +204,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/TutorialGraph",
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // The Azure AD B2C sample (user flows by policy) as a console program.
         .executableTarget(
@@ -208,24 +214,24 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/TutorialB2C",
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         .testTarget(
             name: "MSALTests",
             dependencies: ["MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALSamples"],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // The `msal` tool through its built binary, and the examples' logic.
         .testTarget(
             name: "MSALCommandTests",
             dependencies: ["MSAL", "MSALCore", "MSALEmulator", "MSALSamples", "MSALTesting", "MSALCommand"],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // The loopback listener against real sockets, and sign-in end to end with a real headless Chromium.
         .testTarget(
             name: "MSALBrowserTests",
             dependencies: ["MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALTesting"],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // The HTTP transports and the redirect policy against real servers on 127.0.0.1.
         .testTarget(
@@ -236,12 +242,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         .testTarget(
             name: "MSALEmulatorTests",
             dependencies: ["MSALEmulator"],
-            swiftSettings: swiftSettings
+            swiftSettings: legacySwiftSettings
         ),
         // Code written for MSAL for iOS/macOS (the seeds' tutorials), compiled in Swift 5 language mode.
         .testTarget(

@@ -22,6 +22,8 @@ final class ClientEngine: Sendable {
     let resolver: AuthorityResolver
     /// The platform's user agent, for interactive calls that bring none.
     let defaultAuthenticator: (any MSALWebAuthenticator)?
+    /// Where interactive sign-ins are registered for cancellation: the process's, except in tests.
+    let sessions: InteractiveSessions
     let refreshes = RefreshCoordinator()
     let hitMemo = SilentHitMemo()
     let throttle = ThrottleStore()
@@ -41,8 +43,10 @@ final class ClientEngine: Sendable {
     }
 
     init(settings: EngineSettings, http: any MSALHTTPClient, clock: any MSALClock, cache: CacheOwner,
-         defaultAuthenticator: (any MSALWebAuthenticator)? = nil, resolver: AuthorityResolver = AuthorityResolver()) {
+         defaultAuthenticator: (any MSALWebAuthenticator)? = nil, resolver: AuthorityResolver = AuthorityResolver(),
+         sessions: InteractiveSessions = .process) {
         self.settings = settings
+        self.sessions = sessions
         self.defaultAuthenticator = defaultAuthenticator
         self.http = http
         self.clock = clock

@@ -103,14 +103,19 @@ extension MSALPublicClientApplication {
     }
 }
 
-/// Tracks the interactive sign-in in progress so that it can be cancelled.
-enum InteractiveSessions {
-    private static let current = LockedBox<Task<MSALResult, any Error>?>(nil)
+/// Interactive sign-ins in progress, so that ``MSALPublicClientApplication/cancelCurrentWebAuthSession()`` reaches
+/// every one of them (each application runs at most one at a time). Applications share ``process``.
+final class InteractiveSessions: Sendable {
+    /// The sign-ins of this process.
+    static let process = InteractiveSessions()
 
-    static func run(_ correlationId: UUID, _ body: @escaping @Sendable () async throws -> MSALResult) async throws -> MSALResult {
+    private let running = LockedBox<[UUID: Task<MSALResult, any Error>]>([:])
+
+    func run(_ body: @escaping @Sendable () async throws -> MSALResult) async throws -> MSALResult {
+        let key = UUID()
         let task = Task { try await body() }
-        current.withLock { if $0 == nil { $0 = task } }
-        defer { current.withLock { if $0 == task { $0 = nil } } }
+        running.withLock { $0[key] = task }
+        defer { running.withLock { _ = $0.removeValue(forKey: key) } }
         return try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
@@ -118,9 +123,13 @@ enum InteractiveSessions {
         }
     }
 
-    static func cancelCurrent() -> Bool {
-        guard let task = current.get() else { return false }
-        task.cancel()
-        return true
+    /// Cancels every sign-in in progress; returns whether there was one.
+    func cancelAll() -> Bool {
+        let tasks = running.withLock { Array($0.values) }
+        for task in tasks { task.cancel() }
+        return !tasks.isEmpty
     }
+
+    /// How many sign-ins are in progress.
+    var count: Int { running.withLock { $0.count } }
 }

@@ -39,14 +39,20 @@ public final class MSALPublicClientApplication: Sendable {
     /// `platform` supplies what the configuration leaves unset (transport, user agent, storage). The `MSAL`
     /// module's `init(configuration:)` passes the platform's own; this initializer is for apps that use
     /// `MSALCore` alone or bring every piece themselves.
-    public init(configuration: MSALPublicClientApplicationConfig, platform: MSALPlatformServices) throws {
+    public convenience init(configuration: MSALPublicClientApplicationConfig, platform: MSALPlatformServices) throws {
+        try self.init(configuration: configuration, platform: platform, sessions: .process)
+    }
+
+    /// Creates an application whose interactive sign-ins are registered in `sessions`.
+    init(configuration: MSALPublicClientApplicationConfig, platform: MSALPlatformServices,
+         sessions: InteractiveSessions) throws {
         let snapshot = configuration.snapshot()
         let settings = try EngineSettings(snapshot)
         let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
         let store = TokenCacheStore(storage: storage, log: settings.log)
         engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,
                               clock: snapshot.clock ?? MSALSystemClock(), cache: CacheOwner(store: store),
-                              defaultAuthenticator: platform.webAuthenticator)
+                              defaultAuthenticator: platform.webAuthenticator, sessions: sessions)
         configurationCopy = snapshot
     }
 
@@ -64,10 +70,11 @@ public final class MSALPublicClientApplication: Sendable {
     @discardableResult
     public class func handleMSALResponse(_ response: URL, sourceApplication: String?) -> Bool { false }
 
-    /// Cancels the interactive sign-in in progress, if any. Returns whether one was cancelled.
+    /// Cancels the interactive sign-ins in progress in this process (those of every application), if any. Returns
+    /// whether one was cancelled; each ends with ``MSALError/userCanceled``.
     @discardableResult
     public class func cancelCurrentWebAuthSession() -> Bool {
-        InteractiveSessions.cancelCurrent()
+        InteractiveSessions.process.cancelAll()
     }
 
     // MARK: Tokens
@@ -96,7 +103,7 @@ public final class MSALPublicClientApplication: Sendable {
             prefersEphemeralSession: parameters.webviewParameters.prefersEphemeralWebBrowserSession)
         return try await engine.reporting(.interactive, correlationId: request.correlationId, authority: request.authority) {
             try await ErrorBoundary.run(.interactive, correlationId: request.correlationId) { [engine] in
-                try await InteractiveSessions.run(request.correlationId) { [engine] in
+                try await engine.sessions.run { [engine] in
                     try await engine.acquireTokenInteractive(request)
                 }
             }
