@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "MSALFileStorage", targets: ["MSALFileStorage"]),
         .library(name: "MSALSystemBrowser", targets: ["MSALSystemBrowser"]),
         .library(name: "MSALHTTPTransport", targets: ["MSALHTTPTransport"]),
+        .library(name: "MSALURLSession", targets: ["MSALURLSession"]),
         .library(name: "MSALLoopback", targets: ["MSALLoopback"]),
         .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
         // Test doubles for apps built on MSAL: a scripted identity provider, a recording transport, the emulator's
@@ -76,6 +77,7 @@ let package = Package(
                 "MSALFileStorage",
                 .target(name: "MSALHTTPTransport", condition: .when(platforms: [.linux])),
                 .target(name: "MSALSystemBrowser", condition: .when(platforms: [.linux])),
+                .target(name: "MSALURLSession", condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
             ],
             swiftSettings: swiftSettings
         ),
@@ -106,6 +108,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The transport on URLSession (FoundationNetworking on Linux): the default on Apple platforms. Kept out of the
+        // core so that Linux programs do not load libcurl and its libraries at start-up.
+        .target(
+            name: "MSALURLSession",
+            dependencies: ["MSALCore"],
+            swiftSettings: swiftSettings
+        ),
         // RFC 8252 loopback redirect listener and system browser opener on SwiftNIO (no dependency on MSAL).
         .target(
             name: "MSALLoopback",
@@ -121,7 +130,7 @@ let package = Package(
         .target(
             name: "MSALTesting",
             dependencies: [
-                "MSALCore",
+                "MSAL",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -160,7 +169,7 @@ let package = Package(
         // `msal-transport-bench wait|cancel`: wall and CPU time of a request to a silent server, per transport.
         .executableTarget(
             name: "MSALTransportBench",
-            dependencies: ["MSAL"],
+            dependencies: ["MSAL", "MSALURLSession"],
             swiftSettings: legacySwiftSettings
         ),
         // `msal`: sign in (browser or device code), tokens, accounts, Graph, the demo and the emulator.
@@ -237,7 +246,7 @@ let package = Package(
         .testTarget(
             name: "MSALTransportTests",
             dependencies: [
-                "MSAL", "MSALCore", "MSALHTTPTransport", "MSALSamples", "MSALEmulator", "MSALTesting",
+                "MSAL", "MSALCore", "MSALHTTPTransport", "MSALURLSession", "MSALSamples", "MSALEmulator", "MSALTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

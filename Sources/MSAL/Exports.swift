@@ -1,10 +1,11 @@
 // `import MSAL` is the one import an app needs: the platform-free core, the file token cache and, per platform,
-// the transport and user agent that MSAL picks when an application is created.
+// the transport and user agent that MSAL picks when an application is created. The platform conditions mirror
+// those of the target's dependencies in Package.swift (`canImport` would also see modules built for other targets).
 @_exported import MSALCore
 @_exported import MSALFileStorage
-#if canImport(MSALHTTPTransport)
+#if os(Linux)
 @_exported import MSALHTTPTransport
-#endif
-#if canImport(MSALSystemBrowser)
 @_exported import MSALSystemBrowser
+#elseif canImport(Darwin)
+@_exported import MSALURLSession
 #endif

@@ -31,7 +31,7 @@ extension MSALPlatformServices {
     }
 
     private static func defaultWebAuthenticator() -> (any MSALWebAuthenticator)? {
-        #if canImport(MSALSystemBrowser)
+        #if os(Linux)
         return MSALSystemBrowserWebAuthenticator()
         #elseif canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
         return MSALAuthenticationSessionWebAuthenticator()
@@ -43,10 +43,10 @@ extension MSALPlatformServices {
 
 /// The transport MSAL uses when ``MSALPublicClientApplicationConfig/httpClient`` is nil.
 public enum MSALDefaultHTTPClient {
-    /// `MSALNIOHTTPClient.shared` (async-http-client) on Linux, ``MSALURLSessionHTTPClient/shared`` on Apple
+    /// `MSALNIOHTTPClient.shared` (async-http-client) on Linux, `MSALURLSessionHTTPClient.shared` on Apple
     /// platforms.
     public static var shared: any MSALHTTPClient {
-        #if canImport(MSALHTTPTransport)
+        #if os(Linux)
         MSALNIOHTTPClient.shared
         #else
         MSALURLSessionHTTPClient.shared

@@ -13,7 +13,7 @@ struct ApplicationFactory {
               let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----") else {
             throw CLIError(message: "The CA file \(file.path) cannot be read as PEM certificates.")
         }
-        #if canImport(MSALHTTPTransport)
+        #if os(Linux)
         return MSALNIOHTTPClient(additionalTrustRootsPEM: [pem])
         #else
         throw CLIError(message: "--ca-file is not supported on this platform; add the CA to the system trust store.")

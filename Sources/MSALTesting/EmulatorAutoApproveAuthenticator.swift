@@ -1,5 +1,6 @@
 public import Foundation
 public import MSALCore
+import MSAL
 
 /// **Emulator only.** A user agent for the local identity platform emulator started with its auto-approve switch
 /// (`autoApproveUsername`, `msal-emulator serve --auto-approve USER`): the emulator answers the authorize request
@@ -17,9 +18,9 @@ public struct EmulatorAutoApproveAuthenticator: MSALWebAuthenticator {
         self.httpClient = httpClient
     }
 
-    /// Creates the authenticator on ``MSALURLSessionHTTPClient/shared``.
+    /// Creates the authenticator on MSAL's default transport (`MSALDefaultHTTPClient.shared`).
     public init() {
-        self.init(httpClient: MSALURLSessionHTTPClient.shared)
+        self.init(httpClient: MSALDefaultHTTPClient.shared)
     }
 
     public func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {

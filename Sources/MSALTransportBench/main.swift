@@ -8,6 +8,7 @@
 // (getrusage) for the request, what it ended with, and for `cancel` how long the call took to return once cancelled.
 import Foundation
 import MSAL
+import MSALURLSession
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -8,7 +8,7 @@ package enum RequestTimeout {
     }
 
     /// Runs `operation`; when it has not finished after `seconds`, cancels it and throws `URLError(.timedOut)`.
-    static func run<T: Sendable>(_ seconds: TimeInterval, host: String?,
+    package static func run<T: Sendable>(_ seconds: TimeInterval, host: String?,
                                  _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await operation() }

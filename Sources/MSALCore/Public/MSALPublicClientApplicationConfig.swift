@@ -65,7 +65,7 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
     /// Extra query parameters sent with every request.
     @MSALLocked public var extraQueryParameters: [String: String] = [:]
     /// The HTTP transport. `nil` selects `MSALDefaultHTTPClient.shared` (`MSALNIOHTTPClient` on Linux,
-    /// ``MSALURLSessionHTTPClient`` on Apple platforms).
+    /// `MSALURLSessionHTTPClient` on Apple platforms).
     @MSALLocked public var httpClient: (any MSALHTTPClient)?
     /// The clock MSAL reads for expiry decisions. `nil` selects the system clock.
     @MSALLocked public var clock: (any MSALClock)?

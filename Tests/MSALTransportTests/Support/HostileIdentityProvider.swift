@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALURLSession
 
 /// An identity provider on 127.0.0.1 that answers instance discovery and OpenID metadata like Entra, and answers
 /// whatever `override` says for the requests it claims (the endpoint under attack). Unclaimed requests get a 404.

@@ -1,7 +1,8 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+public import FoundationNetworking
 #endif
+public import MSALCore
 
 /// A transport on `URLSession`: the default on Apple platforms.
 ///
