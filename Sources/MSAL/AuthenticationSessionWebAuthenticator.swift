@@ -8,7 +8,7 @@ public import Foundation
 /// Errors: ``MSALError/userCanceled`` when the user closes the sheet; ``MSALInternalError/internalErrorInvalidRedirectURI``
 /// for a redirect URI without a scheme; ``MSALInternalError/internalErrorSessionCanceled`` when the session cannot
 /// start.
-public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALWebAuthenticator,
+public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALDirectWebAuthenticator,
     ASWebAuthenticationPresentationContextProviding, @unchecked Sendable {
     /// The running session, kept alive until it completes.
     private let running = LockedBox<ASWebAuthenticationSession?>(nil)
@@ -16,13 +16,12 @@ public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALWebA
     /// Creates the authenticator.
     public override init() { super.init() }
 
-    public func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
+    public func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
         guard let scheme = URLComponents(string: request.redirectUri)?.scheme, !scheme.isEmpty else {
             throw MSALErrorInfo.internal(.internalErrorInvalidRedirectURI,
                                          "The authentication session needs a redirect URI with a custom scheme.",
                                          correlationId: request.correlationId)
         }
-        let url = try request.authorizationURL(request.redirectUri)
         let callback = try await present(url, scheme: scheme, ephemeral: request.prefersEphemeralSession,
                                          correlationId: request.correlationId)
         return MSALWebAuthenticationResponse(redirectUri: request.redirectUri, callbackURL: callback)

@@ -3,7 +3,7 @@ import MSAL
 
 /// An in-process identity provider for building large caches quickly: it answers discovery, metadata and the
 /// token endpoint, and plays the browser for interactive sign-in. It counts every request it receives.
-final class BenchIdentityProvider: MSALHTTPClient, MSALWebAuthenticator, Sendable {
+final class BenchIdentityProvider: MSALHTTPClient, MSALDirectWebAuthenticator, Sendable {
     let tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
     let wideTargets: Bool
     private struct State {
@@ -26,8 +26,7 @@ final class BenchIdentityProvider: MSALHTTPClient, MSALWebAuthenticator, Sendabl
 
     // MARK: MSALWebAuthenticator
 
-    func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
-        let url = try request.authorizationURL(request.redirectUri)
+    func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
         let query = FormEncoding.decode(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "")
         let hint = query["login_hint"] ?? ""
         let user = Int(hint.dropFirst(4).prefix { $0.isNumber }) ?? 0

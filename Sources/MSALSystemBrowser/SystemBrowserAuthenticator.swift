@@ -47,7 +47,8 @@ public final class MSALSystemBrowserWebAuthenticator: MSALWebAuthenticator, Send
         FileHandle.standardError.write(Data(message.utf8))
     }
 
-    public func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
+    /// Starts a listener for `request`'s redirect URI and returns the session that opens the browser.
+    public func prepare(_ request: MSALWebAuthenticationRequest) async throws -> any MSALWebAuthenticationSession {
         let correlationId = request.correlationId
         let redirect = try LoopbackRedirectTarget(request.redirectUri, correlationId: correlationId)
         let started = running.withLock { isRunning -> Bool in
@@ -60,34 +61,38 @@ public final class MSALSystemBrowserWebAuthenticator: MSALWebAuthenticator, Send
                                          "This browser authenticator is already running a sign-in.",
                                          correlationId: correlationId)
         }
-        defer { running.set(false) }
-
         let listener: LoopbackRedirectListener
         do {
             listener = try await LoopbackRedirectListener.start(LoopbackConfiguration(
                 path: redirect.path, expectedState: request.state, port: redirect.port ?? 0,
                 bindAddresses: redirect.bindAddresses, bindsEveryAddress: redirect.host == "localhost"))
         } catch {
+            running.set(false)
             throw MSALErrorInfo.internal(.internalErrorUnexpected,
                                          "Could not listen for the redirect on the loopback interface: \(error)",
                                          correlationId: correlationId, underlyingError: error)
         }
-        let effective = redirect.effectiveURI(port: listener.port)
+        return SystemBrowserSession(authenticator: self, listener: listener,
+                                    redirectUri: redirect.effectiveURI(port: listener.port), correlationId: correlationId)
+    }
+
+    /// Shows `url` and waits for the redirect on `listener`; closes the listener and ends the sign-in in any case.
+    fileprivate func present(_ url: URL, listener: LoopbackRedirectListener, redirectUri: String,
+                             correlationId: UUID) async throws -> MSALWebAuthenticationResponse {
+        defer { running.set(false) }
         do {
-            let url = try request.authorizationURL(effective)
             try Task.checkCancellation()
             output("To sign in, open this URL in a browser (if one did not open by itself):\n\(url.absoluteString)\n")
             await open(url)
             let response = try await listener.waitForRedirect(timeout: timeout)
-            return MSALWebAuthenticationResponse(redirectUri: effective, parameters: response.parameters)
+            return MSALWebAuthenticationResponse(redirectUri: redirectUri, parameters: response.parameters)
         } catch let error as LoopbackListenerError where error == .timedOut {
             await listener.close()
             throw MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
                                 description: "No sign-in response arrived within \(timeout).", correlationId: correlationId)
         } catch is CancellationError {
             await listener.close()
-            throw MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
-                                description: "The interactive sign-in was cancelled.", correlationId: correlationId)
+            throw MSALErrorInfo.cancelled("The interactive sign-in", correlationId: correlationId)
         } catch let error as LoopbackListenerError where error == .closed {
             throw MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
                                 description: "The sign-in listener was closed.", correlationId: correlationId)
@@ -95,6 +100,12 @@ public final class MSALSystemBrowserWebAuthenticator: MSALWebAuthenticator, Send
             await listener.close()
             throw error
         }
+    }
+
+    /// Closes a prepared listener that will not be presented.
+    fileprivate func abandon(_ listener: LoopbackRedirectListener) async {
+        await listener.close()
+        running.set(false)
     }
 
     /// Opens the end-session (sign-out) URL in the browser, and writes it to the output too.
@@ -170,5 +181,30 @@ struct LoopbackRedirectTarget: Sendable {
         var components = URLComponents(string: original) ?? URLComponents()
         components.port = boundPort
         return components.string ?? original
+    }
+}
+
+/// A prepared browser sign-in: the listener is bound and its redirect URI known.
+private final class SystemBrowserSession: MSALWebAuthenticationSession, Sendable {
+    let authenticator: MSALSystemBrowserWebAuthenticator
+    let listener: LoopbackRedirectListener
+    let redirectUri: String
+    let correlationId: UUID
+
+    init(authenticator: MSALSystemBrowserWebAuthenticator, listener: LoopbackRedirectListener, redirectUri: String,
+         correlationId: UUID) {
+        self.authenticator = authenticator
+        self.listener = listener
+        self.redirectUri = redirectUri
+        self.correlationId = correlationId
+    }
+
+    func present(_ authorizationURL: URL) async throws -> MSALWebAuthenticationResponse {
+        try await authenticator.present(authorizationURL, listener: listener, redirectUri: redirectUri,
+                                        correlationId: correlationId)
+    }
+
+    func close() async {
+        await authenticator.abandon(listener)
     }
 }

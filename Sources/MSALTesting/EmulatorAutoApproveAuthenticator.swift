@@ -9,7 +9,7 @@ import MSAL
 ///
 /// It cannot sign anyone in against Microsoft Entra ID or Azure AD B2C, which always show pages; use the system
 /// browser (`MSALWebviewParameters()`) or the device code flow there.
-public struct EmulatorAutoApproveAuthenticator: MSALWebAuthenticator {
+public struct EmulatorAutoApproveAuthenticator: MSALDirectWebAuthenticator {
     private let httpClient: any MSALHTTPClient
 
     /// Creates the authenticator on `httpClient`: give it the application's transport, so that the emulator's
@@ -23,8 +23,7 @@ public struct EmulatorAutoApproveAuthenticator: MSALWebAuthenticator {
         self.init(httpClient: MSALDefaultHTTPClient.shared)
     }
 
-    public func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
-        let url = try request.authorizationURL(request.redirectUri)
+    public func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
         let response = try await httpClient.send(MSALHTTPRequest(method: "GET", url: url, timeout: 30))
         let location = response.headers.first { $0.key.lowercased() == "location" }?.value
         guard (300..<400).contains(response.statusCode), let location, let target = URL(string: location) else {

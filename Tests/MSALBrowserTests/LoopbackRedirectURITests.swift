@@ -32,9 +32,8 @@ struct LoopbackRedirectURITests {
     func userinfoIsRefused(_ uri: String) async throws {
         let authenticator = MSALSystemBrowserWebAuthenticator(opener: SilentOpener(), output: { _ in })
         let request = MSALWebAuthenticationRequest(redirectUri: uri, state: "s", correlationId: UUID(),
-                                                   prefersEphemeralSession: false,
-                                                   authorizationURL: { _ in URL(string: "http://127.0.0.1/authorize")! })
-        await #expect { try await authenticator.authenticate(request) } throws: { error in
+                                                   prefersEphemeralSession: false)
+        await #expect { try await authenticator.signIn(request) } throws: { error in
             (error as? MSALErrorInfo)?.internalCode == .internalErrorInvalidRedirectURI
         }
     }

@@ -83,7 +83,7 @@ struct SystemBrowserAuthenticatorTests {
     @Test func timeoutMeansUserCanceled() async throws {
         let authenticator = MSALSystemBrowserWebAuthenticator(opener: SilentOpener(), timeout: .milliseconds(300),
                                                               output: { _ in })
-        await #expect { try await authenticator.authenticate(Self.request()) } throws: { error in
+        await #expect { try await authenticator.signIn(Self.request()) } throws: { error in
             let info = error as? MSALErrorInfo
             return info?.code == .userCanceled && info?.internalCode == .internalErrorSessionCanceled
         }
@@ -92,7 +92,7 @@ struct SystemBrowserAuthenticatorTests {
     @Test func cancellationMeansUserCanceled() async throws {
         let opener = SilentOpener()
         let authenticator = MSALSystemBrowserWebAuthenticator(opener: opener, output: { _ in })
-        let task = Task { try await authenticator.authenticate(Self.request()) }
+        let task = Task { try await authenticator.signIn(Self.request()) }
         try await waitUntil { !opener.opened.current.isEmpty }
         task.cancel()
         await #expect { try await task.value } throws: { error in
@@ -106,9 +106,9 @@ struct SystemBrowserAuthenticatorTests {
     @Test func aSecondSignInWhileOneRunsIsRefused() async throws {
         let opener = SilentOpener()
         let authenticator = MSALSystemBrowserWebAuthenticator(opener: opener, timeout: .seconds(30), output: { _ in })
-        let first = Task { try await authenticator.authenticate(Self.request()) }
+        let first = Task { try await authenticator.signIn(Self.request()) }
         try await waitUntil { !opener.opened.current.isEmpty }
-        await #expect { try await authenticator.authenticate(Self.request()) } throws: { error in
+        await #expect { try await authenticator.signIn(Self.request()) } throws: { error in
             (error as? MSALErrorInfo)?.internalCode == .internalErrorInteractiveSessionAlreadyRunning
         }
         first.cancel()
@@ -119,7 +119,7 @@ struct SystemBrowserAuthenticatorTests {
                       "http://localhost/cb?x=1"])
     func nonLoopbackRedirectsAreRejected(_ uri: String) async throws {
         let authenticator = MSALSystemBrowserWebAuthenticator(opener: SilentOpener(), output: { _ in })
-        await #expect { try await authenticator.authenticate(Self.request(redirectUri: uri)) } throws: { error in
+        await #expect { try await authenticator.signIn(Self.request(redirectUri: uri)) } throws: { error in
             (error as? MSALErrorInfo)?.internalCode == .internalErrorInvalidRedirectURI
         }
     }
@@ -131,7 +131,7 @@ struct SystemBrowserAuthenticatorTests {
         let output = CollectedOutput()
         let authenticator = MSALSystemBrowserWebAuthenticator(opener: FailingOpener(), timeout: .milliseconds(200),
                                                               output: output.sink)
-        _ = try? await authenticator.authenticate(Self.request())
+        _ = try? await authenticator.signIn(Self.request())
         #expect(output.text.contains("https://login.example/authorize?redirect_uri=http://localhost:"))
         #expect(output.text.contains("Could not start a browser"))
     }
@@ -177,9 +177,7 @@ struct SystemBrowserAuthenticatorTests {
 
     static func request(redirectUri: String = "http://localhost") -> MSALWebAuthenticationRequest {
         MSALWebAuthenticationRequest(redirectUri: redirectUri, state: "state-1", correlationId: UUID(),
-                                     prefersEphemeralSession: false) { effective in
-            URL(string: "https://login.example/authorize?redirect_uri=\(effective)&state=state-1")!
-        }
+                                     prefersEphemeralSession: false)
     }
 
     static func redirectPort(_ url: URL) -> Int? {

@@ -56,8 +56,8 @@ struct ErrorBoundaryTests {
     }
 
     /// A web authenticator that throws an error of its own.
-    struct ThrowingAuthenticator: MSALWebAuthenticator {
-        func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
+    struct ThrowingAuthenticator: MSALDirectWebAuthenticator {
+        func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
             throw ForeignError()
         }
     }

@@ -141,8 +141,8 @@ struct IdTokenTrustTests {
 
     @Test("An error redirect without this request's state does not end the sign-in as the server's answer")
     func errorRedirectNeedsState() async throws {
-        struct StatelessError: MSALWebAuthenticator {
-            func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
+        struct StatelessError: MSALDirectWebAuthenticator {
+            func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
                 MSALWebAuthenticationResponse(redirectUri: request.redirectUri,
                                               parameters: ["error": "access_denied", "error_description": "planted"])
             }

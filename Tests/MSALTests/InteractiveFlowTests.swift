@@ -126,22 +126,59 @@ struct InteractiveFlowTests {
 }
 
 /// Remembers the last authorization URL it was given.
-final class RecordingAuthenticator: MSALWebAuthenticator {
+final class RecordingAuthenticator: MSALDirectWebAuthenticator {
     let provider: FakeIdentityProvider
     let lastURL = LockedBox<URL?>(nil)
     init(provider: FakeIdentityProvider) { self.provider = provider }
-    func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
-        let url = try request.authorizationURL(request.redirectUri)
+    func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
         lastURL.set(url)
         return MSALWebAuthenticationResponse(redirectUri: request.redirectUri, parameters: provider.authorize(url))
     }
 }
 
 /// Takes half a second before answering.
-struct SlowAuthenticator: MSALWebAuthenticator {
+struct SlowAuthenticator: MSALDirectWebAuthenticator {
     let provider: FakeIdentityProvider
-    func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
+    func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
         try await Task.sleep(nanoseconds: 500_000_000)
-        return try await FakeWebAuthenticator(provider: provider).authenticate(request)
+        return try await FakeWebAuthenticator(provider: provider).present(url, for: request)
+    }
+}
+
+/// The user agent prepares first and reports its redirect URI; MSAL builds the URL for it, then asks for it to be
+/// presented (AppAuth's order: no callback from the user agent into MSAL).
+@Suite("Interactive sign-in order")
+struct InteractiveOrderTests {
+    final class PreparingAuthenticator: MSALWebAuthenticator, @unchecked Sendable {
+        let provider: FakeIdentityProvider
+        let events = LockedBox<[String]>([])
+        init(provider: FakeIdentityProvider) { self.provider = provider }
+
+        struct Session: MSALWebAuthenticationSession {
+            let owner: PreparingAuthenticator
+            let redirectUri = "http://localhost:54321/prepared"
+            func present(_ authorizationURL: URL) async throws -> MSALWebAuthenticationResponse {
+                let query = FormEncoding.decode(URLComponents(url: authorizationURL, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "")
+                owner.events.withLock { $0.append("present redirect_uri=\(query["redirect_uri"] ?? "")") }
+                return MSALWebAuthenticationResponse(redirectUri: redirectUri, parameters: owner.provider.authorize(authorizationURL))
+            }
+        }
+
+        func prepare(_ request: MSALWebAuthenticationRequest) async throws -> any MSALWebAuthenticationSession {
+            events.withLock { $0.append("prepare \(request.redirectUri)") }
+            return Session(owner: self)
+        }
+    }
+
+    @Test func theURLNamesThePreparedRedirectURIAndTheCodeIsRedeemedWithIt() async throws {
+        let provider = FakeIdentityProvider()
+        let app = try makeFakeApp(provider)
+        let authenticator = PreparingAuthenticator(provider: provider)
+        let webview = MSALWebviewParameters()
+        webview.webAuthenticator = authenticator
+        _ = try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
+        #expect(authenticator.events.get() == ["prepare http://localhost", "present redirect_uri=http://localhost:54321/prepared"])
+        let redeemed = try #require(provider.tokenRequestBodies().last)
+        #expect(redeemed["redirect_uri"] == "http://localhost:54321/prepared")
     }
 }

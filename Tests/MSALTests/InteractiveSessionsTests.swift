@@ -9,8 +9,8 @@ import MSAL
 @Suite("Interactive sessions", .serialized)
 struct InteractiveSessionsTests {
     /// A user agent that waits until its task is cancelled.
-    struct WaitingAuthenticator: MSALWebAuthenticator {
-        func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
+    struct WaitingAuthenticator: MSALDirectWebAuthenticator {
+        func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
             while true {
                 try await Task.sleep(nanoseconds: 10_000_000)
             }

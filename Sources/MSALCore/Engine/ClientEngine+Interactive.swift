@@ -63,22 +63,18 @@ extension ClientEngine {
             instanceAware: settings.multipleCloudsSupported)
         let webRequest = MSALWebAuthenticationRequest(
             redirectUri: settings.redirectUri, state: authorization.state, correlationId: correlationId,
-            prefersEphemeralSession: request.prefersEphemeralSession,
-            authorizationURL: { redirectUri in authorization.url(redirectUri: redirectUri) })
+            prefersEphemeralSession: request.prefersEphemeralSession)
         log(correlationId).info("Starting interactive sign-in at \(resolved.descriptor.urlString).")
-        let response: MSALWebAuthenticationResponse
-        do {
-            response = try await authenticator.authenticate(webRequest)
-        } catch is CancellationError {
-            throw MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
-                                description: "The interactive sign-in was cancelled.", correlationId: correlationId)
-        }
+        // AppAuth's order: the user agent prepares (a listener binds and reports its URI), MSAL builds the URL for
+        // that URI, then the user agent presents it.
+        let session = try await authenticator.prepare(webRequest)
+        let response = try await session.present(authorization.url(redirectUri: session.redirectUri))
         guard case .code(let code, _) = try authorization.read(response) else {
             throw MSALErrorInfo.internal(.internalErrorUnexpected, "Unexpected authorization outcome.", correlationId: correlationId)
         }
         let tokenResponse = try await TokenEndpointClient(context: context).post(
             resolved.metadata.tokenEndpoint,
-            parameters: authorization.codeGrant(code: code, redirectUri: response.redirectUri).formParameters)
+            parameters: authorization.codeGrant(code: code, redirectUri: session.redirectUri).formParameters)
         let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved,
                                            requestedScopes: request.scopes + request.extraScopesToConsent,
                                            nonce: authorization.nonce, knownHomeAccountId: request.account?.identifier,

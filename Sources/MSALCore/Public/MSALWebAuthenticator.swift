@@ -38,29 +38,30 @@ public struct MSALWebAuthenticationRequest: Sendable {
     public var correlationId: UUID
     /// Whether the user prefers an ephemeral browser session.
     public var prefersEphemeralSession: Bool
-    /// Builds the authorization URL for the redirect URI actually used (a loopback user agent binds a port first
-    /// and passes `http://localhost:<port>`; others pass ``redirectUri`` unchanged).
-    public var authorizationURL: @Sendable (_ effectiveRedirectUri: String) throws -> URL
 
     /// Creates a request.
-    public init(redirectUri: String, state: String, correlationId: UUID, prefersEphemeralSession: Bool,
-                authorizationURL: @escaping @Sendable (_ effectiveRedirectUri: String) throws -> URL) {
+    public init(redirectUri: String, state: String, correlationId: UUID, prefersEphemeralSession: Bool) {
         self.redirectUri = redirectUri
         self.state = state
         self.correlationId = correlationId
         self.prefersEphemeralSession = prefersEphemeralSession
-        self.authorizationURL = authorizationURL
     }
 }
 
 /// The user agent of interactive sign-in: it shows the authorization URL to the user and returns the redirect.
 ///
-/// MSAL builds the request (PKCE, state, nonce) and redeems the code; the authenticator only moves the user
-/// through the pages. Implementations throw ``MSALError/userCanceled`` when the user gives up or the wait times
-/// out, and ``MSALInternalError/internalErrorInteractiveSessionAlreadyRunning`` when they cannot run two at once.
+/// A sign-in runs in three steps, in this order:
+/// 1. MSAL asks the user agent to ``prepare(_:)`` for the request: a loopback user agent binds its listener here
+///    and reports the redirect URI it listens on (``MSALWebAuthenticationSession/redirectUri``);
+/// 2. MSAL builds the authorization URL (PKCE, state, nonce) for that redirect URI;
+/// 3. MSAL asks the session to ``MSALWebAuthenticationSession/present(_:)`` the URL, and redeems the code it returns.
+///
+/// The user agent never calls back into MSAL. Implementations throw ``MSALError/userCanceled`` when the user gives
+/// up or the wait times out, and ``MSALInternalError/internalErrorInteractiveSessionAlreadyRunning`` when they
+/// cannot run two at once. A user agent with nothing to prepare adopts ``MSALDirectWebAuthenticator``.
 public protocol MSALWebAuthenticator: Sendable {
-    /// Shows the sign-in pages and returns the response that reached the redirect URI.
-    func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse
+    /// Prepares one sign-in and returns the session that will show it.
+    func prepare(_ request: MSALWebAuthenticationRequest) async throws -> any MSALWebAuthenticationSession
 
     /// Opens the end-session (sign-out) URL in the user agent. The default implementation does nothing.
     func endSession(url: URL) async throws
@@ -68,4 +69,46 @@ public protocol MSALWebAuthenticator: Sendable {
 
 extension MSALWebAuthenticator {
     public func endSession(url: URL) async throws {}
+}
+
+/// One prepared sign-in of a user agent (``MSALWebAuthenticator/prepare(_:)``).
+public protocol MSALWebAuthenticationSession: Sendable {
+    /// The redirect URI the authorization request must name: the configured one, or the one the user agent
+    /// listens on (a loopback listener adds its port).
+    var redirectUri: String { get }
+
+    /// Shows `authorizationURL` and returns the response that reached ``redirectUri``. Called at most once.
+    func present(_ authorizationURL: URL) async throws -> MSALWebAuthenticationResponse
+
+    /// Releases what preparing took (a listening socket), when the sign-in is not presented after all. The default
+    /// implementation does nothing.
+    func close() async
+}
+
+extension MSALWebAuthenticationSession {
+    public func close() async {}
+}
+
+/// A user agent with nothing to prepare: it shows the authorization URL built for the configured redirect URI.
+public protocol MSALDirectWebAuthenticator: MSALWebAuthenticator {
+    /// Shows `authorizationURL` for `request` and returns the response that reached the redirect URI.
+    func present(_ authorizationURL: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse
+}
+
+extension MSALDirectWebAuthenticator {
+    public func prepare(_ request: MSALWebAuthenticationRequest) async throws -> any MSALWebAuthenticationSession {
+        DirectWebAuthenticationSession(authenticator: self, request: request)
+    }
+}
+
+/// The session of a ``MSALDirectWebAuthenticator``.
+private struct DirectWebAuthenticationSession<Authenticator: MSALDirectWebAuthenticator>: MSALWebAuthenticationSession {
+    let authenticator: Authenticator
+    let request: MSALWebAuthenticationRequest
+
+    var redirectUri: String { request.redirectUri }
+
+    func present(_ authorizationURL: URL) async throws -> MSALWebAuthenticationResponse {
+        try await authenticator.present(authorizationURL, for: request)
+    }
 }

@@ -159,3 +159,13 @@ func startAutoApprovingEmulator() async throws -> IdentityEmulator {
     configuration.autoApproveUsername = configuration.defaults.username
     return try await IdentityEmulator.start(configuration)
 }
+
+extension MSALWebAuthenticator {
+    /// Prepares a sign-in, then presents an authorization URL naming the prepared redirect URI and the state, as
+    /// MSAL does.
+    func signIn(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
+        let session = try await prepare(request)
+        let url = URL(string: "https://login.example/authorize?redirect_uri=\(session.redirectUri)&state=\(request.state)")!
+        return try await session.present(url)
+    }
+}

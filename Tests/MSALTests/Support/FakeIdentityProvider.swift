@@ -187,12 +187,11 @@ final class FakeIdentityProvider: MSALHTTPClient, @unchecked Sendable {
 }
 
 /// A web authenticator that "signs the user in" by asking the fake provider for a code.
-struct FakeWebAuthenticator: MSALWebAuthenticator {
+struct FakeWebAuthenticator: MSALDirectWebAuthenticator {
     let provider: FakeIdentityProvider
     var redirectOverride: [String: String] = [:]
 
-    func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
-        let url = try request.authorizationURL(request.redirectUri)
+    func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
         var parameters = provider.authorize(url)
         for (key, value) in redirectOverride { parameters[key] = value }
         return MSALWebAuthenticationResponse(redirectUri: request.redirectUri, parameters: parameters)

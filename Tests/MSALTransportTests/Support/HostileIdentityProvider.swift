@@ -43,9 +43,8 @@ enum HostileIdentityProvider {
 }
 
 /// A user agent that "signs in" at once: it answers the authorization request with a code and the right state.
-struct CodeIssuingAuthenticator: MSALWebAuthenticator {
-    func authenticate(_ request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
-        _ = try request.authorizationURL(request.redirectUri)
+struct CodeIssuingAuthenticator: MSALDirectWebAuthenticator {
+    func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
         return MSALWebAuthenticationResponse(redirectUri: request.redirectUri,
                                              parameters: ["code": "secret-authorization-code", "state": request.state])
     }
