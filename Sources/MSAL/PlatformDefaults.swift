@@ -20,12 +20,13 @@ extension MSALPublicClientApplication {
 
 extension MSALPlatformServices {
     /// This platform's services, made afresh for each application:
-    /// - transport: ``MSALDefaultHTTPClient/shared``;
+    /// - transport: ``MSALDefaultHTTPClient/shared``, set up on the first request (an application that answers from
+    ///   its cache never creates it);
     /// - user agent: on Linux an `MSALSystemBrowserWebAuthenticator` (system browser, loopback redirect); on Apple
     ///   platforms the system authentication session where AuthenticationServices exists;
     /// - storage: `MSALFileTokenCacheStorage` at its default path.
     public static var platformDefault: MSALPlatformServices {
-        MSALPlatformServices(httpClient: MSALDefaultHTTPClient.shared,
+        MSALPlatformServices(httpClient: DeferredHTTPClient(),
                              webAuthenticator: defaultWebAuthenticator(),
                              cacheStorage: { MSALFileTokenCacheStorage(fileURL: MSALFileTokenCacheStorage.defaultFileURL()) })
     }
@@ -51,5 +52,15 @@ public enum MSALDefaultHTTPClient {
         #else
         MSALURLSessionHTTPClient.shared
         #endif
+    }
+}
+
+/// ``MSALDefaultHTTPClient/shared``, resolved on the first request rather than when the application is created.
+struct DeferredHTTPClient: MSALHTTPClient {
+    /// The transport requests go to.
+    var resolved: any MSALHTTPClient { MSALDefaultHTTPClient.shared }
+
+    func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse {
+        try await resolved.send(request)
     }
 }

@@ -5,9 +5,10 @@ import MSAL
 struct ApplicationFactory {
     let options: CommonOptions
 
-    /// The transport: MSAL's default, or one that also trusts `--ca-file`'s certificate authorities.
-    func makeHTTPClient() throws -> any MSALHTTPClient {
-        guard let path = options.resolvedCAFile else { return MSALDefaultHTTPClient.shared }
+    /// A transport that also trusts `--ca-file`'s certificate authorities; nil for MSAL's default (set up only when
+    /// a request is sent, so that a cached token costs no transport).
+    func makeHTTPClient() throws -> (any MSALHTTPClient)? {
+        guard let path = options.resolvedCAFile else { return nil }
         let file = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
         guard let data = try? Data(contentsOf: file), data.count <= 1 << 20,
               let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----") else {
@@ -24,7 +25,7 @@ struct ApplicationFactory {
         try makeApplication(httpClient: makeHTTPClient())
     }
 
-    func makeApplication(httpClient: any MSALHTTPClient) throws -> MSALPublicClientApplication {
+    func makeApplication(httpClient: (any MSALHTTPClient)?) throws -> MSALPublicClientApplication {
         guard let clientId = options.resolvedClientId else {
             throw CLIError(message: "No client id: pass --client-id ID or set MSAL_CLIENT_ID.")
         }

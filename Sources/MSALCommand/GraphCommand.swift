@@ -34,7 +34,7 @@ struct GraphCommand: AsyncParsableCommand {
                                           headers: ["Authorization": "Bearer \(result.accessToken)", "Accept": "application/json"],
                                           timeout: 30)
             // The token goes only to the URL's own origin: a redirect elsewhere is followed without it.
-            let response = try await httpClient.sendFollowingRedirects(request)
+            let response = try await (httpClient ?? MSALDefaultHTTPClient.shared).sendFollowingRedirects(request)
             CLI.out(CLI.prettyBody(response.body))
             guard (200..<300).contains(response.statusCode) else {
                 throw CLIError(message: "Microsoft Graph answered HTTP \(response.statusCode) for \(url.path).")

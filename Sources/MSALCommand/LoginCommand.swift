@@ -50,9 +50,9 @@ struct LoginCommand: AsyncParsableCommand {
         }
     }
 
-    private func browserSignIn(_ application: MSALPublicClientApplication, httpClient: any MSALHTTPClient) async throws -> MSALResult {
+    private func browserSignIn(_ application: MSALPublicClientApplication, httpClient: (any MSALHTTPClient)?) async throws -> MSALResult {
         let webview = MSALWebviewParameters()
-        if emulatorAutoApprove { webview.webAuthenticator = EmulatorAutoApproveAuthenticator(httpClient: httpClient) }
+        if emulatorAutoApprove { webview.webAuthenticator = EmulatorAutoApproveAuthenticator(httpClient: httpClient ?? MSALDefaultHTTPClient.shared) }
         let parameters = MSALInteractiveTokenParameters(scopes: options.resolvedScopes, webviewParameters: webview)
         parameters.promptType = .selectAccount
         if let hint = options.resolvedAccount, hint.contains("@") { parameters.loginHint = hint }

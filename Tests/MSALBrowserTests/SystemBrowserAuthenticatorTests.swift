@@ -1,5 +1,5 @@
 import Foundation
-import MSAL
+@testable import MSAL
 @testable import MSALCore
 import MSALEmulator
 import MSALLoopback
@@ -147,7 +147,8 @@ struct SystemBrowserAuthenticatorTests {
     #if !canImport(Darwin)
     @Test func theSystemBrowserIsTheDefaultOutsideApplePlatforms() throws {
         #expect(MSALPlatformServices.platformDefault.webAuthenticator is MSALSystemBrowserWebAuthenticator)
-        #expect(MSALPlatformServices.platformDefault.httpClient is MSALNIOHTTPClient)
+        let transport = try #require(MSALPlatformServices.platformDefault.httpClient as? DeferredHTTPClient)
+        #expect(transport.resolved is MSALNIOHTTPClient)
         // Each application gets the platform's services when it is created: no process-wide default.
         let config = MSALPublicClientApplicationConfig(clientId: "11111111-2222-3333-4444-555555555555")
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
