@@ -6,10 +6,6 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
-/// The settings of targets not yet moved to explicit access-level imports.
-let legacySwiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-]
 
 let package = Package(
     name: "msal-swift",
@@ -47,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         // `swift package generate-documentation --target MSAL` (DocC).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
@@ -67,7 +64,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // `import MSAL`: re-exports the core and picks this platform's services when an application is created.
         .target(
@@ -124,7 +121,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // Test doubles on the core's seams (no emulator, no NIO).
         .target(
@@ -149,13 +146,14 @@ let package = Package(
                 "MSALSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // `swift run -c release msal-bench silent ...`: cache-hit latency and cache load/save figures.
         .executableTarget(
@@ -164,13 +162,13 @@ let package = Package(
                 "MSAL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // `msal-transport-bench wait|cancel`: wall and CPU time of a request to a silent server, per transport.
         .executableTarget(
             name: "MSALTransportBench",
             dependencies: ["MSAL", "MSALURLSession"],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // `msal`: sign in (browser or device code), tokens, accounts, Graph, the demo and the emulator.
         .executableTarget(
@@ -182,7 +180,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // `msal-emulator`: the emulator as a program, and `demo` (the Graph tutorial on the in-process emulator).
         .executableTarget(
@@ -196,14 +194,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // The tutorial logic shared by the examples and `msal demo`, and the emulator auto-approve user agent.
         .target(
             name: "MSALSamples",
             dependencies: ["MSAL"],
             path: "Examples/Shared",
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // The Graph tutorial (seeds: sign in, call Graph /me, sign out) as a console program.
         .executableTarget(
@@ -213,7 +211,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/TutorialGraph",
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // The Azure AD B2C sample (user flows by policy) as a console program.
         .executableTarget(
@@ -223,24 +221,24 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/TutorialB2C",
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MSALTests",
             dependencies: ["MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALSamples"],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // The `msal` tool through its built binary, and the examples' logic.
         .testTarget(
             name: "MSALCommandTests",
             dependencies: ["MSAL", "MSALCore", "MSALEmulator", "MSALSamples", "MSALTesting", "MSALCommand"],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // The loopback listener against real sockets, and sign-in end to end with a real headless Chromium.
         .testTarget(
             name: "MSALBrowserTests",
             dependencies: ["MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALTesting"],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // The HTTP transports and the redirect policy against real servers on 127.0.0.1.
         .testTarget(
@@ -251,12 +249,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "MSALEmulatorTests",
             dependencies: ["MSALEmulator"],
-            swiftSettings: legacySwiftSettings
+            swiftSettings: swiftSettings
         ),
         // Code written for MSAL for iOS/macOS (the seeds' tutorials), compiled in Swift 5 language mode.
         .testTarget(

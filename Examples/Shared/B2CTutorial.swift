@@ -1,5 +1,5 @@
-import Foundation
-import MSAL
+public import Foundation
+public import MSAL
 
 /// Settings of the Azure AD B2C sample: the seeds' `kTenantName`, `kAuthorityHostName`, policies, `kClientID`.
 public struct B2CTutorialSettings: Sendable {

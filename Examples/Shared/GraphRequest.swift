@@ -1,5 +1,5 @@
-import Foundation
-import MSAL
+public import Foundation
+public import MSAL
 
 /// A GET request to Microsoft Graph (or any API) with a bearer token.
 public enum GraphRequest {

@@ -1,5 +1,5 @@
 import Foundation
-import MSAL
+public import MSAL
 
 /// Settings of the Graph tutorial: the seeds' `kClientID`, `kAuthority`, `kScopes`, `kGraphEndpoint`.
 public struct GraphTutorialSettings: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 @testable import MSALCore
 
 // Shared by the libFuzzer targets (Fuzz/) and the test suite (Tests/MSALTests/FuzzHarness links here).

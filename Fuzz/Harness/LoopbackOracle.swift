@@ -1,5 +1,5 @@
-import Foundation
-import MSALLoopback
+public import Foundation
+public import MSALLoopback
 
 /// What must hold for any request the loopback redirect listener receives, whatever the bytes: it answers with a
 /// small fixed page that never echoes the request, and it ends the sign-in only with a `GET` or form `POST` to the

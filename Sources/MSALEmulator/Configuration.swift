@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The whole description of an emulated identity platform: tenants, users, app registrations, APIs,
 /// token lifetimes and injected faults.

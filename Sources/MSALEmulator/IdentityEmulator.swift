@@ -1,8 +1,9 @@
-import Foundation
+import ServiceLifecycle
+public import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import Logging
+public import Logging
 import MSALSupport
 import NIOPosix
 

@@ -1,3 +1,4 @@
+import MSALSupport
 import Crypto
 import Foundation
 

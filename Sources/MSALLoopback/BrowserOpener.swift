@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Shows a URL to the user, normally in their web browser.
 public protocol BrowserOpener: Sendable {

@@ -1,3 +1,4 @@
+import MSALSupport
 import Foundation
 import Testing
 @testable import MSALEmulator

@@ -1,3 +1,4 @@
+import MSALSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

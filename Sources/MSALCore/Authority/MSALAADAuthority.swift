@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Which accounts an AAD authority accepts.
 public enum MSALAudienceType: Int, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The kind of identity provider an authority names.
 enum AuthorityKind: String, Sendable, Hashable {

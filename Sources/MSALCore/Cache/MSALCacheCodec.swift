@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Parsing and serialization of the unified cache document, for the package's benchmark.
 package enum MSALCacheCodec {

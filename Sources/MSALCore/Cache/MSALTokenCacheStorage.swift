@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Identifies one stored state of a token cache, so that its owner can tell cheaply whether the cache
 /// changed since it last read it.

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The named kinds of error MSAL reports. Library code builds its errors through these, so that one kind of
 /// failure always has one code, one internal code and one wording.

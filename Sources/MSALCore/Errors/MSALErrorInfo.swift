@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The error every MSAL API throws or passes to its completion block.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One HTTP request MSAL sends to the identity provider.
 public struct MSALHTTPRequest: Sendable {

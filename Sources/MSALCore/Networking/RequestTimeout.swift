@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Bounds an exchange by the request's timeout with a sleeping timer task (no CPU while waiting).
 package enum RequestTimeout {

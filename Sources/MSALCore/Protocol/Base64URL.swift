@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import MSALSupport
 
 /// Base64url (RFC 4648 §5) without padding, as the client reads and writes it (`MSALSupport.Base64URL`).

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import MSALSupport
 
 /// `application/x-www-form-urlencoded` and URL query coding as the client uses it (`MSALSupport.FormCoding`).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Which token a claim request applies to.
 public enum MSALClaimsRequestTarget: Int, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Parameters of a device code sign-in (RFC 8628), for devices without a browser or for terminals.
 ///

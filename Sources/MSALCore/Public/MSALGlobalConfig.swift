@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How much MSAL logs.
 public enum MSALLogLevel: Int, Sendable, Comparable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Dispatch
 
 /// How MSAL asks the user during interactive sign-in.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Dispatch
 
 /// Completion of a token request: a result, or an error.

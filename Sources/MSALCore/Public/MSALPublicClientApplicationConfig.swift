@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+public import Logging
 
 /// Where and how the token cache is kept.
 ///

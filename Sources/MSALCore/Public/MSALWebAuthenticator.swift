@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What the user agent returned at the end of an interactive sign-in.
 public struct MSALWebAuthenticationResponse: Sendable {

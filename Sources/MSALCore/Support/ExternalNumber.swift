@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The one place where numbers from outside the process become `Int`s and `TimeInterval`s: token and device
 /// code responses, OAuth error bodies, HTTP headers, and values read back from the cache that are shown to a

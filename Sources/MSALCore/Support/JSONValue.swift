@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A JSON value, kept as parsed so that fields MSAL does not know survive a rewrite.
 ///

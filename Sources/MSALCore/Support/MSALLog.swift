@@ -1,5 +1,5 @@
-import Foundation
-import Logging
+package import Foundation
+package import Logging
 
 /// MSAL's one logging path. Every library log line (flows, cache, storage) goes through it: it applies MSAL's
 /// level, PII masking and callback (``MSALLoggerConfig``, as it was when the application was created) and writes

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 // Re-exported so that modules reaching `LockedBox` through the core also see its members (member import visibility).
 // MSALSupport declares nothing public: nothing of it reaches an application.
 @_exported import MSALSupport
