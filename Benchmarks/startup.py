@@ -6,7 +6,7 @@ cache file, then runs `msal token` RUNS times (no network: the cached token is v
 With --baseline it also times a Foundation "hello world" built with the same compiler, the floor of any Swift
 program on this machine.
 
-    swift build -c release --product msal --product msal-emulator
+    scripts/build-release.sh                 # release, Swift runtime linked in
     Benchmarks/startup.py --bin .build/release [--runs 200] [--baseline] [--json]
 """
 import argparse

@@ -75,12 +75,6 @@ struct RequestedScopes: Sendable, Equatable {
         }
         return result
     }
-
-    /// The scopes of the primary resource only (what one access token can carry).
-    var primaryScopes: [String] {
-        guard let primaryResource else { return [] }
-        return full.filter { RequestedScopes.split($0).resource == primaryResource }
-    }
 }
 
 extension EmulatedAPI {

@@ -1,4 +1,3 @@
-import CoreFoundation
 import Foundation
 import Logging
 import Testing
@@ -137,8 +136,7 @@ struct CacheSharingTests {
             #expect(report["lock_failures"] as? Int == 0)
             #expect((report["longest_wait"] as? Double ?? 99) < 4)
         }
-        var info = stat()
-        #expect(stat(file.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(FileFacts.permissions(file.path).map { $0 & 0o777 } == 0o600)
         // No lock file left behind, nothing set aside, no temporary file.
         #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDirectory.path) == ["msal_token_cache.json"])
         #expect(elapsed < 45)
@@ -200,8 +198,7 @@ struct CacheSharingTests {
         let rewriter = try pythonPeer(["rewrite", file.path, "3"] + (lock ? [] : ["nolock"]), in: directory)
         // Wait for the big file, then read while it is being rewritten.
         let bigDeadline = Date().addingTimeInterval(10)
-        var info = stat()
-        while Date() < bigDeadline, stat(file.path, &info) != 0 || info.st_size < 1_000_000 { usleep(20_000) }
+        while Date() < bigDeadline, (FileFacts.size(file.path) ?? 0) < 1_000_000 { usleep(20_000) }
         var reads = 0, missed = 0, failures: [String] = []
         let (logger, log) = CacheTestLogHandler.logger()
         while rewriter.process.isRunning {

@@ -1,4 +1,3 @@
-import CoreFoundation
 import Foundation
 import Logging
 import Testing
@@ -31,10 +30,8 @@ struct CacheFileStorageTests {
     let directory = CacheFixtures.temporaryDirectory().appendingPathComponent("nested/cache", isDirectory: true)
     var fileURL: URL { directory.appendingPathComponent("msal_token_cache.json") }
 
-    private func mode(_ path: String) -> mode_t {
-        var info = stat()
-        _ = stat(path, &info)
-        return info.st_mode & 0o777
+    private func mode(_ path: String) -> Int {
+        (FileFacts.permissions(path) ?? 0) & 0o777
     }
 
     private func saveSignIn(_ store: TokenCacheStore, home: String = CacheFixtures.home) throws {

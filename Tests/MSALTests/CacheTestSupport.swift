@@ -35,3 +35,25 @@ enum CacheFixtures {
         return url
     }
 }
+
+/// Facts about a file, through FileManager (without following a symbolic link).
+enum FileFacts {
+    private static func attributes(_ path: String) -> [FileAttributeKey: Any]? {
+        try? FileManager.default.attributesOfItem(atPath: path)
+    }
+
+    /// The permission bits.
+    static func permissions(_ path: String) -> Int? {
+        (attributes(path)?[.posixPermissions] as? NSNumber)?.intValue
+    }
+
+    /// Whether `path` is a symbolic link.
+    static func isSymbolicLink(_ path: String) -> Bool {
+        (attributes(path)?[.type] as? FileAttributeType) == .typeSymbolicLink
+    }
+
+    /// The size in bytes.
+    static func size(_ path: String) -> Int? {
+        (attributes(path)?[.size] as? NSNumber)?.intValue
+    }
+}

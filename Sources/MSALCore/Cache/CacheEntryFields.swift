@@ -6,9 +6,6 @@ enum CacheField: Int, CaseIterable, Sendable {
     case cachedAt, expiresOn, extendedExpiresOn, refreshOn, familyId, lastModificationTime
     case localAccountId, username, authorityType, name, clientInfo, accountSource
 
-    /// The field name as written in the JSON document.
-    var jsonName: String { Self.names[rawValue] }
-
     /// The bit of this field in an entry's presence mask.
     var bit: UInt32 { 1 << UInt32(rawValue) }
 

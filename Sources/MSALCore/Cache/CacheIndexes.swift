@@ -59,8 +59,6 @@ struct HomeIndexedEntries<Entry: CacheEntry> {
 
     var all: Dictionary<HashedKey, Entry>.Values { byKey.values }
 
-    mutating func reserve(_ count: Int) { byKey.reserveCapacity(count) }
-
     private mutating func removeFromHomeIndex(key: String, home: String) {
         guard var entries = entriesByHome[home] else { return }
         entries.removeAll { $0.key == key }

@@ -135,9 +135,6 @@ struct CacheJSONReader {
         return name
     }
 
-    /// Skips the next value (after parsing it, so it must be valid).
-    mutating func skipValue() throws { _ = try readValue() }
-
     // MARK: Values
 
     /// Reads the next value.

@@ -30,13 +30,6 @@ enum CacheStrings {
         return a.lowercased() == lowered
     }
 
-    /// Whether `lowered` is one of `candidates` (all lowercased).
-    @inline(__always)
-    static func matchesAny(_ lowered: String, _ candidates: [String]) -> Bool {
-        for candidate in candidates where candidate == lowered { return true }
-        return false
-    }
-
     /// Python's `"-".join(parts).lower()`.
     static func cacheKey(_ parts: String...) -> String {
         lower(parts.joined(separator: "-"))

@@ -70,9 +70,6 @@ struct ScopeSet: Sendable, Hashable, CustomStringConvertible {
         return false
     }
 
-    /// The scopes sorted by code point (Python's `sorted()`), space-joined: MSAL Python's `target`.
-    var sortedTarget: String { scopes.sorted(by: CacheStrings.codePointLess).joined(separator: " ") }
-
     var description: String { scopes.joined(separator: " ") }
 
     static func == (lhs: ScopeSet, rhs: ScopeSet) -> Bool { lhs.lowercased == rhs.lowercased }

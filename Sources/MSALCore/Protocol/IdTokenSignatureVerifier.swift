@@ -24,9 +24,6 @@ struct IdTokenSignatureVerifier: Sendable {
     /// The usable keys of the set, in document order (keys without `kid` have "").
     private let keys: [(kid: String, key: PublicKey)]
 
-    /// The key ids of the set.
-    var keyIds: Set<String> { Set(keys.map(\.kid)) }
-
     /// Parses a JWKS document (`{"keys":[{"kty":"RSA","kid":...,"n":...,"e":...}, {"kty":"EC","crv":"P-256",...}]}`).
     /// Keys that are not RSA or P-256 signing keys, or that do not parse, are skipped. Throws
     /// ``MSALInternalError/internalErrorInvalidResponse`` when the document is not a key set or holds no usable key.
