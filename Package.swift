@@ -160,6 +160,7 @@ let package = Package(
             name: "MSALBench",
             dependencies: [
                 "MSAL",
+                "MSALTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -1,3 +1,4 @@
+import MSALTesting
 import Foundation
 import Testing
 import MSAL

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The verifier is 32 bytes from the system's cryptographically secure generator, base64url-encoded to 43
 /// characters of the unreserved set (§4.1, §7.1). MSAL never falls back to the `plain` method (§7.2).
-enum PKCE {
+package enum PKCE {
     /// The only challenge method MSAL sends (`code_challenge_method`).
     static let method = "S256"
 
@@ -15,7 +15,7 @@ enum PKCE {
     }
 
     /// The S256 challenge for `verifier`: BASE64URL(SHA256(ASCII(verifier))), without padding (§4.2).
-    static func challenge(for verifier: String) -> String {
+    package static func challenge(for verifier: String) -> String {
         Base64URL.encode(Array(SHA256.hash(data: Data(verifier.utf8))))
     }
 }
