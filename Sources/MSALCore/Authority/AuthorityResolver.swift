@@ -180,11 +180,10 @@ struct RequestContext: Sendable {
         let response: MSALHTTPResponse
         do {
             response = try await http.send(request)
-        } catch is CancellationError {
+        } catch let error where ErrorBoundary.isCancellation(error) {
             throw CancellationError()
         } catch {
-            throw MSALErrorInfo(.serverError, description: "\(what) to \(url.host ?? "the server") failed: the server could not be reached.",
-                                correlationId: correlationId, underlyingError: error)
+            throw MSALErrorInfo.transport(error, host: url.host, correlationId: correlationId)
         }
         _ = try response.refusingRedirect(what, correlationId: correlationId)
         if response.statusCode >= 500 {

@@ -69,7 +69,7 @@ extension ClientEngine {
                     outcome = .transportFailure
                     log.warning("A device code poll failed (\(error.httpStatusCode.map { "HTTP \($0)" } ?? "no connection")); backing off.")
                 } catch {
-                    if Task.isCancelled || error is CancellationError { throw Self.cancelled(correlationId) }
+                    if Task.isCancelled || ErrorBoundary.isCancellation(error) { throw Self.cancelled(correlationId) }
                     throw error
                 }
                 action = machine.received(outcome, now: clock.now())
@@ -151,8 +151,7 @@ extension ClientEngine {
     }
 
     static func cancelled(_ correlationId: UUID) -> MSALErrorInfo {
-        MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
-                      description: "The device code sign-in was cancelled.", correlationId: correlationId)
+        .cancelled("The device code sign-in", correlationId: correlationId)
     }
 
     /// Runs `body`, reporting task cancellation as ``MSALError/userCanceled``.
@@ -160,7 +159,7 @@ extension ClientEngine {
         do {
             return try await body()
         } catch {
-            if error is CancellationError || Task.isCancelled { throw cancelled(correlationId) }
+            if ErrorBoundary.isCancellation(error) || Task.isCancelled { throw cancelled(correlationId) }
             throw error
         }
     }
