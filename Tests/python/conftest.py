@@ -21,6 +21,22 @@ def _emulator_binary():
     return ["swift", "run", "--package-path", str(ROOT), "msal-emulator"]
 
 
+def _msal_binary():
+    """The `msal` tool: MSAL_BIN, else the one beside the emulator program, else the debug build."""
+    explicit = os.environ.get("MSAL_BIN")
+    if explicit:
+        return [explicit]
+    emulator = os.environ.get("MSAL_EMULATOR_BIN")
+    if emulator:
+        beside = pathlib.Path(emulator).with_name("msal")
+        if beside.exists():
+            return [str(beside)]
+    built = ROOT / ".build" / "debug" / "msal"
+    if built.exists():
+        return [str(built)]
+    return ["swift", "run", "--package-path", str(ROOT), "msal"]
+
+
 @pytest.fixture(scope="session")
 def emulator():
     workdir = tempfile.mkdtemp(prefix="msal-emulator-py-")

@@ -142,13 +142,13 @@ def test_accounts_signed_in_by_the_swift_tool_are_seen(emulator, http_client, br
     import os
     import subprocess
 
-    from conftest import _emulator_binary
+    from conftest import _msal_binary
 
     cache_file = tmp_path / "cache.json"
     swift_authority = emulator["http"] + "/" + emulator["tenantId"]
     env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": os.environ.get("PATH", "")}
     login = subprocess.Popen(
-        _emulator_binary() + ["login", "--device-code", "--json", "--authority", swift_authority,
+        _msal_binary() + ["login", "--device-code", "--json", "--authority", swift_authority,
                               "--client-id", emulator["clientId"], "--cache", str(cache_file)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env)
     code = json.loads(login.stderr.readline())
