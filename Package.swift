@@ -136,7 +136,7 @@ let package = Package(
         // Terminal output shared by the command-line programs: escaping of control characters, a stderr log handler.
         .target(
             name: "MSALCommandSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["MSALCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         // Local emulator of the Microsoft identity platform v2.0 and of Microsoft Graph `/me`.

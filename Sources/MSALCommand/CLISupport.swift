@@ -35,15 +35,9 @@ struct CLIError: Error {
 
 /// Output, logging and error reporting shared by the commands. Results go to stdout; everything else to stderr.
 enum CLI {
-    private static let logging = LockedFlag()
-
     /// Sends swift-log (MSAL's diagnostics) to stderr, quiet unless `verbose`.
     static func setUpLogging(verbose: Bool) {
-        guard logging.setOnce() else { return }
-        LoggingSystem.bootstrap { label in
-            TerminalLogHandler(label: label, logLevel: verbose ? .debug : .error)
-        }
-        MSALGlobalConfig.loggerConfig.logLevel = verbose ? .info : .error
+        TerminalLogging.setUp(verbose: verbose)
     }
 
     /// Writes a line to stdout, with control characters made visible (``TerminalText/safe(_:)``).
@@ -108,20 +102,6 @@ enum CLI {
     }
 
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).joined(separator: " ")
-    }
-}
-
-/// A flag that can be set once, from any thread.
-final class LockedFlag: Sendable {
-    private let isSet = LockedBox(false)
-
-    /// Sets the flag; returns whether this call set it.
-    func setOnce() -> Bool {
-        isSet.withLock { isSet in
-            if isSet { return false }
-            isSet = true
-            return true
-        }
+        TerminalOutput.oneLine(text)
     }
 }

@@ -26,6 +26,16 @@ enum EmulatorProgram {
         throw CLIError(message: "Could not start \(path): \(reason).")
     }
 
+    /// Runs `exec`, reporting a failure to start as one line on stderr and the tool's exit code.
+    static func forward(_ subcommand: String, _ arguments: [String]) throws -> Never {
+        do {
+            try exec(subcommand, arguments)
+        } catch let error as CLIError {
+            CLI.err("msal: error: " + error.message)
+            throw ExitCode(error.exitCode)
+        }
+    }
+
     /// The path of `msal-emulator` in the directory of this executable.
     static func location() -> String {
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -46,12 +56,7 @@ struct EmulatorCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        do {
-            try EmulatorProgram.exec("serve", arguments)
-        } catch let error as CLIError {
-            CLI.err("msal: error: " + error.message)
-            throw ExitCode(error.exitCode)
-        }
+        try EmulatorProgram.forward("serve", arguments)
     }
 }
 
@@ -67,11 +72,6 @@ struct DemoCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        do {
-            try EmulatorProgram.exec("demo", arguments)
-        } catch let error as CLIError {
-            CLI.err("msal: error: " + error.message)
-            throw ExitCode(error.exitCode)
-        }
+        try EmulatorProgram.forward("demo", arguments)
     }
 }

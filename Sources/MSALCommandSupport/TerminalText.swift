@@ -73,6 +73,11 @@ package enum TerminalOutput {
         FileHandle.standardOutput.write(Data((TerminalText.safe(text) + "\n").utf8))
     }
 
+    /// `text` on one line (line breaks become spaces).
+    package static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
     /// Writes a line to stderr.
     package static func err(_ text: String) {
         FileHandle.standardError.write(Data((TerminalText.safe(text) + "\n").utf8))

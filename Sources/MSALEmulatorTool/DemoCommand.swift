@@ -27,7 +27,7 @@ struct DemoCommand: AsyncParsableCommand {
     var verbose = false
 
     func run() async throws {
-        EmulatorTool.setUpLogging(verbose: verbose)
+        TerminalLogging.setUp(verbose: verbose)
         var configuration = EmulatorConfiguration.default
         // Emulator-only: approve the demo user's sign-in at once, with no page.
         configuration.autoApproveUsername = configuration.defaults.username
@@ -35,7 +35,7 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             emulator = try await IdentityEmulator.start(configuration)
         } catch {
-            TerminalOutput.err("msal-emulator: error: the emulator could not start: \(EmulatorTool.oneLine(String(describing: error)))")
+            TerminalOutput.err("msal-emulator: error: the emulator could not start: \(TerminalOutput.oneLine(String(describing: error)))")
             throw ExitCode.failure
         }
         let start = Date()

@@ -1,7 +1,4 @@
 import ArgumentParser
-import Logging
-import MSAL
-import MSALCommandSupport
 
 /// `msal-emulator`: the local Microsoft identity platform emulator, and the demo that runs the Graph tutorial on it.
 ///
@@ -21,24 +18,4 @@ struct EmulatorTool: AsyncParsableCommand {
         subcommands: [ServeCommand.self, DemoCommand.self],
         defaultSubcommand: ServeCommand.self
     )
-
-    private static let logging = LockedBox(false)
-
-    /// Sends swift-log (MSAL's and the emulator's diagnostics) to stderr, quiet unless `verbose`.
-    static func setUpLogging(verbose: Bool) {
-        let first = logging.withLock { done -> Bool in
-            defer { done = true }
-            return !done
-        }
-        guard first else { return }
-        LoggingSystem.bootstrap { label in
-            TerminalLogHandler(label: label, logLevel: verbose ? .debug : .error)
-        }
-        MSALGlobalConfig.loggerConfig.logLevel = verbose ? .info : .error
-    }
-
-    /// `text` on one line.
-    static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).joined(separator: " ")
-    }
 }
