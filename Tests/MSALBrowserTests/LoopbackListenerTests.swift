@@ -20,10 +20,11 @@ struct LoopbackListenerTests {
     }
 
     @Test func acceptsTheMatchingQueryResponseAndClosesThePort() async throws {
-        let listener = try await start()
+        let listener = try await start(path: "/accepts-and-closes")
         #expect(listener.address == "127.0.0.1")
         #expect(listener.port > 0)
-        let answer = await RawConnection.exchange(port: listener.port, get("/?code=abc%2B1+2&state=\(Self.state)&client_info=e30"))
+        let answer = await RawConnection.exchange(
+            port: listener.port, get("/accepts-and-closes?code=abc%2B1+2&state=\(Self.state)&client_info=e30"))
         #expect(statusCode(answer) == 200)
         #expect(answer?.contains("abc") == false)
         #expect(answer?.lowercased().contains("content-type: text/html") == true)
@@ -31,7 +32,8 @@ struct LoopbackListenerTests {
         #expect(redirect.method == "GET")
         #expect(redirect.parameters == ["code": "abc+1 2", "state": Self.state, "client_info": "e30"])
         #expect(!listener.isListening)
-        #expect(await RawConnection.connect(port: listener.port) == nil)
+        #expect(await RawConnection.isGone(
+            port: listener.port, probe: get("/accepts-and-closes?code=probe&state=\(Self.state)")))
     }
 
     @Test func acceptsAFormPostOnAConfiguredPath() async throws {
@@ -133,13 +135,13 @@ struct LoopbackListenerTests {
     }
 
     @Test func timesOutAndClosesThePort() async throws {
-        let listener = try await start()
+        let listener = try await start(path: "/times-out")
         let port = listener.port
         await #expect(throws: LoopbackListenerError.timedOut) {
             try await listener.waitForRedirect(timeout: .milliseconds(200))
         }
         #expect(!listener.isListening)
-        #expect(await RawConnection.connect(port: port) == nil)
+        #expect(await RawConnection.isGone(port: port, probe: get("/times-out?code=probe&state=\(Self.state)")))
     }
 
     @Test func cancellationEndsTheWaitAndClosesThePort() async throws {

@@ -100,7 +100,8 @@ struct SystemBrowserAuthenticatorTests {
         }
         // The port is closed: the redirect URI no longer answers.
         let redirect = try #require(opener.opened.current.first.flatMap { Self.redirectPort($0) })
-        #expect(await RawConnection.connect(port: redirect) == nil)
+        #expect(await RawConnection.isGone(
+            port: redirect, probe: "GET /?code=probe&state=state-1 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
     }
 
     @Test func aSecondSignInWhileOneRunsIsRefused() async throws {

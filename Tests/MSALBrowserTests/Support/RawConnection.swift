@@ -116,6 +116,15 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Sends a whole request and reads the answer.
+    /// Whether the listener that answered on `port` is gone. A refused connection proves it; an accepted one does
+    /// not, because the freed ephemeral port may belong to another test's socket by now (or a client socket may have
+    /// connected to itself on it), so the `probe` request, one only the closed listener would accept, must then get
+    /// anything but a 200.
+    static func isGone(port: Int, probe: String) async -> Bool {
+        guard let answer = await exchange(port: port, probe, timeout: 2) else { return true }
+        return !answer.hasPrefix("HTTP/1.1 200")
+    }
+
     static func exchange(port: Int, _ request: String, timeout: TimeInterval = 5) async -> String? {
         guard let connection = await connect(port: port) else { return nil }
         defer { connection.close() }
