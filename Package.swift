@@ -16,6 +16,7 @@ let package = Package(
         // The platform-free core alone (Foundation, swift-crypto, swift-log): bring your own transport and user agent.
         .library(name: "MSALCore", targets: ["MSALCore"]),
         .library(name: "MSALFileStorage", targets: ["MSALFileStorage"]),
+        .library(name: "MSALCertificates", targets: ["MSALCertificates"]),
         .library(name: "MSALSystemBrowser", targets: ["MSALSystemBrowser"]),
         .library(name: "MSALHTTPTransport", targets: ["MSALHTTPTransport"]),
         .library(name: "MSALURLSession", targets: ["MSALURLSession"]),
@@ -39,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
@@ -72,9 +74,22 @@ let package = Package(
             dependencies: [
                 "MSALCore",
                 "MSALFileStorage",
+                "MSALCertificates",
                 .target(name: "MSALHTTPTransport", condition: .when(platforms: [.linux])),
                 .target(name: "MSALSystemBrowser", condition: .when(platforms: [.linux])),
                 .target(name: "MSALURLSession", condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Certificate credentials of confidential clients: PEM key + X.509 chain, signed client assertions.
+        .target(
+            name: "MSALCertificates",
+            dependencies: [
+                "MSALCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -28,13 +28,14 @@ struct AccessTokenEntry: CacheEntry {
         let clientKey: String
         let realmKey: String
         let isBearer: Bool
+        let homeIsNull: Bool
 
         init(
             key: String, credentialType: String, secret: String, homeAccountId: String, environment: String,
             clientId: String, target: String, realm: String, tokenType: String?, cachedAtValue: CacheTimestamp?,
             expiresOnValue: CacheTimestamp, extendedExpiresOnValue: CacheTimestamp?, refreshOnValue: CacheTimestamp?,
             extraFields: [String: JSONValue], scopes: ScopeSet, homeKey: String, environmentKey: String,
-            clientKey: String, realmKey: String, isBearer: Bool
+            clientKey: String, realmKey: String, isBearer: Bool, homeIsNull: Bool
         ) {
             self.key = key
             self.credentialType = credentialType
@@ -56,6 +57,7 @@ struct AccessTokenEntry: CacheEntry {
             self.clientKey = clientKey
             self.realmKey = realmKey
             self.isBearer = isBearer
+            self.homeIsNull = homeIsNull
         }
     }
 
@@ -90,6 +92,10 @@ struct AccessTokenEntry: CacheEntry {
     var extendedExpiresOn: Date? { extendedExpiresOnValue?.date }
     var refreshOn: Date? { refreshOnValue?.date }
 
+    /// Whether `home_account_id` is JSON null: an app token (client credentials, managed identity) as MSAL for
+    /// Python writes it. ``homeAccountId`` is then "".
+    var homeAccountIdIsNull: Bool { storage.homeIsNull }
+
     /// Whether this is a plain bearer token (`token_type` "Bearer" or absent), precomputed.
     var isBearer: Bool { storage.isBearer }
 
@@ -103,7 +109,8 @@ struct AccessTokenEntry: CacheEntry {
         homeAccountId: String, environment: String, clientId: String, realm: String, target: String,
         secret: String, tokenType: String?, cachedAt: CacheTimestamp?, expiresOn: CacheTimestamp,
         extendedExpiresOn: CacheTimestamp?, refreshOn: CacheTimestamp?, scopes: ScopeSet? = nil,
-        extraFields: [String: JSONValue] = [:], key: String? = nil, credentialType: String = "AccessToken"
+        extraFields: [String: JSONValue] = [:], key: String? = nil, credentialType: String = "AccessToken",
+        homeAccountIdIsNull: Bool = false
     ) {
         storage = Storage(
             key: key ?? Self.pythonKey(
@@ -114,12 +121,15 @@ struct AccessTokenEntry: CacheEntry {
             extraFields: extraFields, scopes: scopes ?? ScopeSet(target: target),
             homeKey: CacheStrings.lower(homeAccountId), environmentKey: CacheStrings.lower(environment),
             clientKey: CacheStrings.lower(clientId), realmKey: CacheStrings.lower(realm),
-            isBearer: tokenType.map { CacheStrings.equalsLowercased($0, "bearer") } ?? true)
+            isBearer: tokenType.map { CacheStrings.equalsLowercased($0, "bearer") } ?? true,
+            homeIsNull: homeAccountIdIsNull)
     }
 
     /// Reads an entry stored under `key`; `scopeLookup` may return a shared scope set for a target string.
     init(key: String, fields: RawEntryFields, scopeLookup: (String) -> ScopeSet) throws {
-        guard let secret = fields.string(.secret), let home = fields.string(.homeAccountId),
+        // An app token's home_account_id is JSON null (MSAL for Python) or "" (other SDKs).
+        let homeIsNull = fields[.homeAccountId] == .null
+        guard let secret = fields.string(.secret), let home = homeIsNull ? "" : fields.string(.homeAccountId),
               let environment = fields.string(.environment), let clientId = fields.string(.clientId),
               let realm = fields.string(.realm), let target = fields.string(.target)
         else { throw CacheEntryError(reason: "an access token lacks a required string field") }
@@ -142,7 +152,8 @@ struct AccessTokenEntry: CacheEntry {
             homeAccountId: home, environment: environment, clientId: clientId, realm: realm, target: target,
             secret: secret, tokenType: tokenType, cachedAt: cachedAt, expiresOn: expiresOn,
             extendedExpiresOn: extended, refreshOn: refreshOn, scopes: scopeLookup(target),
-            extraFields: fields.leftovers(usedMask: used), key: key, credentialType: credentialType ?? "AccessToken")
+            extraFields: fields.leftovers(usedMask: used), key: key, credentialType: credentialType ?? "AccessToken",
+            homeAccountIdIsNull: homeIsNull)
     }
 
     private var orderedFields: [(String, String?)] {
@@ -159,7 +170,12 @@ struct AccessTokenEntry: CacheEntry {
         let level = indent + 1
         writer.field("credential_type", credentialType, indent: level)
         writer.field("secret", secret, indent: level)
-        writer.field("home_account_id", homeAccountId, indent: level)
+        if homeAccountIdIsNull {
+            writer.key("home_account_id", indent: level)
+            writer.value(.null, indent: level)
+        } else {
+            writer.field("home_account_id", homeAccountId, indent: level)
+        }
         writer.field("environment", environment, indent: level)
         writer.field("client_id", clientId, indent: level)
         writer.field("target", target, indent: level)
@@ -173,7 +189,11 @@ struct AccessTokenEntry: CacheEntry {
         writer.endObject(indent: indent)
     }
 
-    var jsonObject: [String: JSONValue] { Self.object(fields: orderedFields, extra: extraFields) }
+    var jsonObject: [String: JSONValue] {
+        var object = Self.object(fields: orderedFields, extra: extraFields)
+        if homeAccountIdIsNull { object["home_account_id"] = .null }
+        return object
+    }
 
     var description: String {
         "AccessTokenEntry(home_account_id: \(homeAccountId), environment: \(environment), client_id: \(clientId), "

@@ -26,12 +26,14 @@ final class CacheOwner: @unchecked Sendable {
     }
 }
 
-/// Runs at most one refresh per key at a time: concurrent silent requests for the same account, authority and
-/// scopes share one token request and its result.
-actor RefreshCoordinator {
-    private var inFlight: [String: Task<MSALResult, any Error>] = [:]
+/// Concurrent silent requests for the same account, authority and scopes share one refresh and its result.
+typealias RefreshCoordinator = SingleFlight<MSALResult>
 
-    func run(_ key: String, _ operation: @escaping @Sendable () async throws -> MSALResult) async throws -> MSALResult {
+/// Runs at most one operation per key at a time: concurrent callers with the same key share its result.
+actor SingleFlight<Value: Sendable> {
+    private var inFlight: [String: Task<Value, any Error>] = [:]
+
+    func run(_ key: String, _ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
         if let existing = inFlight[key] {
             return try await existing.value
         }

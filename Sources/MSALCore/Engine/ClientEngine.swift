@@ -34,6 +34,10 @@ final class ClientEngine: Sendable {
     let policy: CachedTokenPolicy
     let tenantProfiles = LockedBox<[ProfileKey: (raw: String, profile: MSALTenantProfile)]>([:])
     let resultAuthorities = LockedBox<[AuthorityDescriptor: MSALAuthority]>([:])
+    /// The app-token targets settled per authority (``AppTokenTarget``).
+    let appTokenTargets = LockedBox<[AuthorityDescriptor: AppTokenTarget]>([:])
+    /// Concurrent app-token requests for the same token share one token request.
+    let appTokenRequests = SingleFlight<MSALAppTokenResult>()
     /// How the device code flow waits between polls (replaced in tests).
     let pollingSleep = LockedBox<PollingSleep>(ClientEngine.realSleep)
 

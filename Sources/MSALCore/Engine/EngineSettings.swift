@@ -16,6 +16,8 @@ struct EngineSettings: Sendable {
     var http: HTTPSettings
     /// ``MSALGlobalConfig/telemetryConfig`` as it was when the application was created.
     var telemetry: TelemetryReporter
+    /// A confidential client's credential; nil for a public client.
+    var credential: MSALClientCredential?
     /// The application's logger with ``MSALGlobalConfig/loggerConfig`` as it was when the application was created.
     var log: MSALLog
 

@@ -1,0 +1,45 @@
+public import Foundation
+
+/// Where a token came from.
+public enum MSALTokenSource: String, Sendable {
+    /// The token cache: no request was sent.
+    case cache
+    /// The identity provider (or the managed identity endpoint).
+    case identityProvider
+}
+
+/// A token an application got as itself (client credentials, managed identity): no account, no id token.
+///
+/// Printing a result does not print its token.
+public struct MSALAppTokenResult: Sendable, CustomStringConvertible {
+    /// The access token. Send it as ``authorizationHeader``.
+    public let accessToken: String
+    /// When the access token expires.
+    public let expiresOn: Date
+    /// The scopes the token was requested for.
+    public let scopes: [String]
+    /// The tenant the token was issued in.
+    public let tenantId: String
+    /// Whether the token came from the cache or the identity provider.
+    public let tokenSource: MSALTokenSource
+    /// The correlation id of the request.
+    public let correlationId: UUID
+
+    /// The value for the HTTP `Authorization` header: `Bearer <access token>`.
+    public var authorizationHeader: String { "Bearer \(accessToken)" }
+
+    init(accessToken: String, expiresOn: Date, scopes: [String], tenantId: String, tokenSource: MSALTokenSource,
+         correlationId: UUID) {
+        self.accessToken = accessToken
+        self.expiresOn = expiresOn
+        self.scopes = scopes
+        self.tenantId = tenantId
+        self.tokenSource = tokenSource
+        self.correlationId = correlationId
+    }
+
+    public var description: String {
+        "MSALAppTokenResult(tenantId: \(tenantId), scopes: \(scopes), expiresOn: \(expiresOn), "
+            + "tokenSource: \(tokenSource.rawValue), accessToken: <redacted>)"
+    }
+}

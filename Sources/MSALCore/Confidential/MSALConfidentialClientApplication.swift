@@ -1,0 +1,94 @@
+import Foundation
+import Dispatch
+
+/// Completion of an app token request: a result, or an error.
+public typealias MSALAppTokenCompletionBlock = @Sendable (MSALAppTokenResult?, (any Error)?) -> Void
+
+/// A confidential client application: a web app, web API or daemon that holds a credential
+/// (``MSALClientCredential``) and gets tokens as itself (``acquireTokenForClient(with:)``).
+///
+/// ```swift
+/// let app = try MSALConfidentialClientApplication(configuration: config)
+/// let token = try await app.acquireTokenForClient(with: MSALClientCredentialParameters(
+///     scopes: ["https://graph.microsoft.com/.default"]))
+/// request.setValue(token.authorizationHeader, forHTTPHeaderField: "Authorization")
+/// ```
+///
+/// App tokens are cached per tenant and scopes in the application's token cache, in the format MSAL for Python,
+/// .NET and Node share; a cached token is returned with no request at all. Every completion-block method has an
+/// `async throws` form. The object is safe to use from any task or thread; create one per client id and keep it.
+public final class MSALConfidentialClientApplication: Sendable {
+    let engine: ClientEngine
+    private let configurationCopy: MSALConfidentialClientApplicationConfig
+
+    /// Creates an application. Throws ``MSALInternalError/internalErrorInvalidParameter`` for an empty or
+    /// malformed client id, and ``MSALInternalError/internalErrorFailedAuthorityValidation`` for a B2C authority
+    /// that is not in ``MSALConfidentialClientApplicationConfig/knownAuthorities``.
+    ///
+    /// `platform` supplies what the configuration leaves unset (transport, storage). The `MSAL` module's
+    /// `init(configuration:)` passes the platform's own.
+    public init(configuration: MSALConfidentialClientApplicationConfig, platform: MSALPlatformServices) throws {
+        let snapshot = configuration.snapshot()
+        var settings = try EngineSettings(snapshot.engineView())
+        settings.credential = snapshot.clientCredential
+        let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
+        engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,
+                              clock: snapshot.clock ?? MSALSystemClock(),
+                              cache: CacheOwner(store: TokenCacheStore(storage: storage, log: settings.log)))
+        configurationCopy = snapshot
+    }
+
+    /// A copy of the configuration the application was created with.
+    public var configuration: MSALConfidentialClientApplicationConfig { configurationCopy.snapshot() }
+
+    // MARK: App tokens
+
+    /// Gets a token for the application itself (client credentials): from the cache when a valid one is there
+    /// (no network), else from the identity provider. Concurrent requests for the same token send one request.
+    ///
+    /// Errors: ``MSALInternalError/internalErrorInvalidParameter`` for missing scopes or an authority without a
+    /// tenant; the provider's `invalid_client` (a wrong secret, certificate or assertion), `unauthorized_client`,
+    /// `invalid_scope` and AADSTS codes as ``MSALErrorInfo`` with ``MSALErrorInfo/oauthError`` and
+    /// ``MSALErrorInfo/errorCodes``; throttling as ``MSALError/serverError`` with the HTTP status.
+    public func acquireTokenForClient(with parameters: MSALClientCredentialParameters) async throws -> MSALAppTokenResult {
+        let request = parameters.request()
+        if let hit = engine.appTokenCacheHit(request) { return hit }
+        return try await ErrorBoundary.run(.clientCredentials, correlationId: request.correlationId) { [engine] in
+            try await engine.acquireTokenForClient(request)
+        }
+    }
+
+    /// Gets a token for the application itself; see ``acquireTokenForClient(with:)``.
+    public func acquireTokenForClient(with parameters: MSALClientCredentialParameters,
+                                      completionBlock: @escaping MSALAppTokenCompletionBlock) {
+        let queue = parameters.completionBlockQueue ?? .global()
+        Task {
+            do {
+                let result = try await acquireTokenForClient(with: parameters)
+                queue.async { completionBlock(result, nil) }
+            } catch {
+                queue.async { completionBlock(nil, error) }
+            }
+        }
+    }
+
+    /// Removes the application's app tokens (every tenant) from its token cache.
+    public func removeTokensForClient() async throws {
+        let correlationId = CorrelationID.next()
+        try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [engine] in
+            try engine.removeTokensForClient()
+        }
+    }
+
+    /// Removes the application's app tokens; see ``removeTokensForClient()``.
+    public func removeTokensForClient(completionBlock: @escaping @Sendable ((any Error)?) -> Void) {
+        Task {
+            do {
+                try await removeTokensForClient()
+                completionBlock(nil)
+            } catch {
+                completionBlock(error)
+            }
+        }
+    }
+}

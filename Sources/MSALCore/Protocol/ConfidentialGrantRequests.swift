@@ -1,0 +1,25 @@
+import Foundation
+
+/// The client credentials grant (RFC 6749 §4.4) as MSAL sends it. Pure: it only builds the form body.
+struct ClientCredentialsGrantRequest: Sendable {
+    var clientId: String
+    var scopes: [String]
+    var claims: String?
+    /// `client_secret`, or `client_assertion_type` and `client_assertion` (``MSALClientCredential``).
+    var authentication: [(String, String)]
+    var extraParameters: [String: String]
+
+    /// The form body: `client_id`, `grant_type`, `scope`, the client authentication, `claims`, then the extra
+    /// parameters. No `client_info`: an app token has no user.
+    var formParameters: [(String, String)] {
+        var pairs: [(String, String)] = [
+            ("client_id", clientId),
+            ("grant_type", "client_credentials"),
+            ("scope", scopes.joined(separator: " ")),
+        ]
+        pairs += authentication
+        if let claims { pairs.append(("claims", claims)) }
+        ExtraGrantParameters.append(extraParameters, to: &pairs)
+        return pairs
+    }
+}
