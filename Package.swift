@@ -241,7 +241,14 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALTests",
-            dependencies: ["MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALSamples"],
+            dependencies: [
+                "MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALSamples",
+                "MSALCertificates",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The `msal` tool through its built binary, and the examples' logic.

@@ -34,11 +34,11 @@ extension MSALCertificateCredential {
         } catch {
             throw MSALErrorInfo.invalidParameter("The certificate credential could not sign a client assertion.")
         }
-        return signingInput + "." + Self.base64URL(signature.rawRepresentation)
+        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
 
     private static func segment(_ object: [String: Any]) throws -> String {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return base64URL(data)
+        return Base64URL.encode(data)
     }
 }

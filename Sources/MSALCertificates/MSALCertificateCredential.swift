@@ -90,8 +90,8 @@ public struct MSALCertificateCredential: Sendable, CustomStringConvertible {
         self.chain = certificatesDER
         self.notValidBefore = leaf.notValidBefore
         self.notValidAfter = leaf.notValidAfter
-        self.thumbprintSHA256 = Self.base64URL(Data(SHA256.hash(data: certificatesDER[0])))
-        self.thumbprintSHA1 = Self.base64URL(Data(Insecure.SHA1.hash(data: certificatesDER[0])))
+        self.thumbprintSHA256 = Base64URL.encode(Data(SHA256.hash(data: certificatesDER[0])))
+        self.thumbprintSHA1 = Base64URL.encode(Data(Insecure.SHA1.hash(data: certificatesDER[0])))
         self.sendCertificateChain = sendCertificateChain
         try checkValidity(at: now)
     }
@@ -111,11 +111,6 @@ public struct MSALCertificateCredential: Sendable, CustomStringConvertible {
     public var description: String {
         "MSALCertificateCredential(x5t#S256: \(thumbprintSHA256), notValidAfter: \(Self.format(notValidAfter)), "
             + "privateKey: <redacted>)"
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 
     static func format(_ date: Date) -> String {

@@ -46,6 +46,8 @@ extension MSALScriptedIdentityProvider {
             nonce = grant.nonce
             scope = form["scope"] ?? grant.scope
             signedIn = grant.user
+        case "client_credentials":
+            return appToken(form)
         case "refresh_token":
             guard let presented = form["refresh_token"], let owner = redeem(refreshToken: presented) else {
                 return Self.json(400, ["error": "invalid_grant", "error_description": "AADSTS700082: The refresh token has expired.",
@@ -73,6 +75,27 @@ extension MSALScriptedIdentityProvider {
         var response = Self.json(200, body)
         if let serverDate { response.headers["Date"] = Self.httpDate(serverDate) }
         return response
+    }
+
+    /// Client credentials: an opaque app token for the requested `/.default` scope, when the client authenticates
+    /// with ``clientSecret`` (any secret or assertion when it is nil).
+    func appToken(_ form: [String: String]) -> MSALHTTPResponse {
+        let authenticated = form["client_secret"] != nil || form["client_assertion"] != nil
+        if !authenticated || (clientSecret != nil && form["client_assertion"] == nil && form["client_secret"] != clientSecret) {
+            return Self.json(401, ["error": "invalid_client", "error_codes": [7000215],
+                                   "error_description": "AADSTS7000215: Invalid client secret provided."])
+        }
+        guard let scope = form["scope"], scope.hasSuffix("/.default"), !scope.contains(" ") else {
+            return Self.json(400, ["error": "invalid_scope", "error_codes": [1002012],
+                                   "error_description": "AADSTS1002012: The provided value for scope is not valid."])
+        }
+        let lifetime = expiresIn
+        var token = "app-" + UUID().uuidString
+        if token.count < accessTokenLength { token += String(repeating: "a", count: accessTokenLength - token.count) }
+        var body: [String: Any] = ["token_type": "Bearer", "expires_in": lifetime, "ext_expires_in": lifetime,
+                                   "access_token": token]
+        if let refreshIn { body["refresh_in"] = refreshIn }
+        return Self.json(200, body)
     }
 
     /// An id token for `user` (the default user when nil), signed with ``signingKey`` when ``signsIdTokens``.

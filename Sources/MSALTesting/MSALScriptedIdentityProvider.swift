@@ -50,6 +50,8 @@ public final class MSALScriptedIdentityProvider: MSALHTTPClient, @unchecked Send
                                        username: "alice@contoso.example", name: "Alice")
     /// Picks the user from the authorization request's `login_hint` (many users, as a benchmark needs).
     @MSALLocked public var usersByLoginHint: (@Sendable (String) -> User?)?
+    /// The client secret client credentials requests must present; nil accepts any secret or assertion.
+    @MSALLocked public var clientSecret: String?
     /// Lifetime of issued access tokens, in seconds.
     @MSALLocked public var expiresIn = 3600
     /// The least length of issued access tokens (padded), to give caches realistic sizes.
