@@ -74,8 +74,15 @@ struct AccessTokenIndex {
         let client: String
         let realm: String
 
-        /// Hashes the home account id only (nearly unique already); equality still compares all three.
-        func hash(into hasher: inout Hasher) { hasher.combine(home) }
+        /// Hashes the home account id, and for app tokens (no home account, one bucket per client and tenant) the
+        /// client and realm too; equality compares all three.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(home)
+            if home.isEmpty {
+                hasher.combine(client)
+                hasher.combine(realm)
+            }
+        }
     }
 
     private var buckets: [Bucket: [AccessTokenEntry]] = [:]

@@ -6,12 +6,19 @@ import MSALSupport
 /// gets as itself (OAuth 2.0 client credentials grant).
 public final class MSALClientCredentialParameters: MSALParameters, @unchecked Sendable {
     private struct Settings: Sendable {
-        var scopes: [String]
+        var scopes: [String] { didSet { scopeSet = ScopeSet(scopes) } }
+        /// ``scopes`` as the cache matches them, made once per change rather than per call.
+        private(set) var scopeSet: ScopeSet
         var authority: MSALAuthority?
         var forceRefresh = false
         var correlationId: UUID?
         var extraQueryParameters: [String: String]?
         var claims: String?
+
+        init(scopes: [String]) {
+            self.scopes = scopes
+            self.scopeSet = ScopeSet(scopes)
+        }
     }
 
     private let box: LockedBox<Settings>
@@ -58,7 +65,7 @@ public final class MSALClientCredentialParameters: MSALParameters, @unchecked Se
     /// The settings of one call, read together.
     func request() -> ClientCredentialsRequest {
         let settings = box.get()
-        return ClientCredentialsRequest(scopes: settings.scopes, authority: settings.authority,
+        return ClientCredentialsRequest(scopes: settings.scopes, scopeSet: settings.scopeSet, authority: settings.authority,
                                         forceRefresh: settings.forceRefresh,
                                         correlationId: settings.correlationId ?? CorrelationID.next(),
                                         extraQueryParameters: settings.extraQueryParameters ?? [:],
@@ -69,6 +76,7 @@ public final class MSALClientCredentialParameters: MSALParameters, @unchecked Se
 /// A client credentials request, copied from ``MSALClientCredentialParameters`` when the call starts.
 struct ClientCredentialsRequest: Sendable {
     var scopes: [String]
+    var scopeSet: ScopeSet
     var authority: MSALAuthority?
     var forceRefresh: Bool
     var correlationId: UUID

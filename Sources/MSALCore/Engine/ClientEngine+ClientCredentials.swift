@@ -70,7 +70,8 @@ extension ClientEngine {
         let target = AppTokenTarget(resolved: resolved, realm: realm,
                                     environments: KnownAliases.expand([resolved.cacheEnvironment] + resolved.aliases))
         appTokenTargets.withLock { memo in
-            if memo.count > 4096 { memo.removeAll() }
+            // Bounded: a daemon serving more tenants than this resolves some of them again.
+            if memo.count >= 65_536 { memo.removeAll() }
             memo[descriptor] = target
         }
         return target
@@ -79,7 +80,7 @@ extension ClientEngine {
     /// The cached token when the policy allows returning it (`allowRefreshOn`: also when its `refresh_on` passed).
     private func cachedAppToken(_ request: ClientCredentialsRequest, target: AppTokenTarget,
                                 allowRefreshOn: Bool) throws -> MSALAppTokenResult? {
-        let scopes = ScopeSet(request.scopes)
+        let scopes = request.scopeSet
         guard let entry = try cache.read({ document in
             document.findAppToken(environments: target.environments, clientId: settings.clientId, realm: target.realm,
                                   scopes: scopes)
