@@ -37,13 +37,18 @@ struct ApplicationFactory {
                                                               authority: authority)
         configuration.httpClient = httpClient
         if authority is MSALB2CAuthority { configuration.knownAuthorities = [authority] }
+        configuration.cacheConfig.storage = cacheStorage()
+        return try MSALPublicClientApplication(configuration: configuration)
+    }
+
+    /// The cache file of `--cache` (else MSAL's default file).
+    func cacheStorage() -> MSALFileTokenCacheStorage {
         let cacheFile = options.resolvedCache.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
             ?? MSALFileTokenCacheStorage.defaultFileURL()
         // Moving an unreadable cache aside is never silent: say so on stderr, verbose or not.
-        configuration.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: cacheFile, setAsideHandler: { file, movedTo in
+        return MSALFileTokenCacheStorage(fileURL: cacheFile, setAsideHandler: { file, movedTo in
             CLI.err("warning: the token cache file \(file.path) could not be read and was moved to \(movedTo.path)")
         })
-        return try MSALPublicClientApplication(configuration: configuration)
     }
 
     /// The account named by `--account`, else the only signed-in account. Throws an interaction-required error

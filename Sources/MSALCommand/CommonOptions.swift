@@ -56,10 +56,13 @@ struct CommonOptions: ParsableArguments {
     var wantsVerbose: Bool { verbose || Self.truthy(env("MSAL_VERBOSE")) }
 
     /// The scopes: every value split on commas and spaces; User.Read when none are given.
-    var resolvedScopes: [String] {
+    var resolvedScopes: [String] { explicitScopes ?? ["User.Read"] }
+
+    /// The scopes given with --scopes or MSAL_SCOPES, split as ``resolvedScopes`` does; nil when none.
+    var explicitScopes: [String]? {
         let given = scopes.isEmpty ? (env("MSAL_SCOPES").map { [$0] } ?? []) : scopes
         let split = given.flatMap { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) }
-        return split.isEmpty ? ["User.Read"] : split
+        return split.isEmpty ? nil : split
     }
 
     private static func truthy(_ value: String?) -> Bool {

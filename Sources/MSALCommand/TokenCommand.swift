@@ -12,13 +12,19 @@ struct TokenCommand: AsyncParsableCommand {
         expires_on, scopes and account (never a refresh token). A valid cached token is returned with no network \
         request. Exits with 3 when the user must sign in again (run `msal login`).
 
+        With --client-secret or --certificate (or MSAL_CLIENT_SECRET / MSAL_CLIENT_CERTIFICATE), prints a token the \
+        application gets as itself (client credentials) for --scopes, default https://graph.microsoft.com/.default; \
+        the authority must name a tenant. App tokens are cached in the same file, per tenant and scopes.
+
         Examples:
           curl -H "Authorization: Bearer $(msal token)" https://graph.microsoft.com/v1.0/me
           msal token --scopes Mail.Read --json
+          MSAL_CLIENT_SECRET=... msal token --authority https://login.microsoftonline.com/contoso.onmicrosoft.com
         """
     )
 
     @OptionGroup var options: CommonOptions
+    @OptionGroup var app: AppTokenOptions
 
     @Flag(name: .customLong("force-refresh"), help: "Skip the cached access token and redeem the refresh token.")
     var forceRefresh = false
@@ -26,6 +32,21 @@ struct TokenCommand: AsyncParsableCommand {
     func run() async throws {
         try await CLI.run(options) {
             let factory = ApplicationFactory(options: options)
+            if app.isRequested {
+                let result = try await factory.appToken(credential: try app.credential(),
+                                                        scopes: options.explicitScopes, forceRefresh: forceRefresh)
+                if options.wantsJSON {
+                    CLI.out(CLI.jsonLine([
+                        "access_token": result.accessToken, "token_type": "Bearer", "scopes": result.scopes,
+                        "tenant_id": result.tenantId, "token_source": result.tokenSource == .cache ? "cache" : "identity_provider",
+                        "expires_on": ExternalNumber.clampedInteger(result.expiresOn.timeIntervalSince1970),
+                        "expires_in": max(0, ExternalNumber.clampedInteger(result.expiresOn.timeIntervalSinceNow)),
+                    ]))
+                } else {
+                    CLI.out(result.accessToken)
+                }
+                return
+            }
             let result = try await factory.silentToken(try factory.makeApplication(), forceRefresh: forceRefresh)
             if options.wantsJSON {
                 var object: [String: Any] = [
