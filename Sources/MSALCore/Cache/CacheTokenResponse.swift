@@ -72,6 +72,9 @@ struct CacheTokenResponse: Sendable {
     var writesAccount: Bool = true
     /// `account_source`: the grant that created the account (`authorization_code`, device code, …).
     var accountSource: String?
+    /// On-behalf-of: `user_assertion_hash` (as MSAL.NET stores it) on the access and refresh tokens, so that they
+    /// are found again only for the same incoming assertion.
+    var userAssertionHash: String?
 
     init(
         homeAccountId: String, environment: String, clientId: String, realm: String, target: String,

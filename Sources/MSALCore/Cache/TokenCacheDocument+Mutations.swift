@@ -77,7 +77,8 @@ extension TokenCacheDocument {
         let tokenType = CacheStrings.lower(r.tokenType)
         let bucket = accessTokens.bucket(
             home: CacheStrings.lower(r.homeAccountId), client: CacheStrings.lower(r.clientId), realm: CacheStrings.lower(r.realm))
-        let extra = bucket.first { $0.key == key }?.extraFields ?? [:]
+        var extra = bucket.first { $0.key == key }?.extraFields ?? [:]
+        if let hash = r.userAssertionHash { extra[TokenCacheDocument.userAssertionHashField] = .string(hash) }
         for old in bucket where old.environmentKey == environmentKey
             && CacheStrings.lower(old.tokenType ?? "bearer") == tokenType && old.scopes.overlapsForReplacement(scopes)
         {
@@ -102,10 +103,11 @@ extension TokenCacheDocument {
         }
         let key = RefreshTokenEntry.pythonKey(
             homeAccountId: r.homeAccountId, environment: r.environment, clientId: r.clientId, target: target)
+        var extra = refreshTokenEntries[key]?.extraFields ?? [:]
+        if let hash = r.userAssertionHash { extra[TokenCacheDocument.userAssertionHashField] = .string(hash) }
         refreshTokenEntries.insert(RefreshTokenEntry(
             homeAccountId: r.homeAccountId, environment: r.environment, clientId: r.clientId, target: target,
-            secret: secret, lastModificationTime: now, familyId: r.familyId,
-            extraFields: refreshTokenEntries[key]?.extraFields ?? [:], key: key))
+            secret: secret, lastModificationTime: now, familyId: r.familyId, extraFields: extra, key: key))
         unreadableEntries[.refreshToken]?[key] = nil
     }
 

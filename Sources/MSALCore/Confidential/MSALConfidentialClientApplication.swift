@@ -92,3 +92,37 @@ public final class MSALConfidentialClientApplication: Sendable {
         }
     }
 }
+
+extension MSALConfidentialClientApplication {
+    // MARK: On behalf of a user
+
+    /// Gets a token for a downstream API on behalf of the user whose access token this API was called with
+    /// (on-behalf-of). A valid token cached for the same incoming token is returned with no request; an expired one
+    /// is refreshed with the refresh token obtained for that incoming token; otherwise the incoming token is
+    /// exchanged. Validate the incoming token (issuer, audience, signature, expiry, scopes) before calling.
+    ///
+    /// Errors: ``MSALInternalError/internalErrorInvalidParameter`` for bad scopes or an empty assertion; the
+    /// provider's `invalid_grant` (an expired or foreign incoming token), `consent_required` / `interaction_required`
+    /// (the user must consent to the downstream API, which the calling client has to handle), `invalid_client` and
+    /// AADSTS codes as ``MSALErrorInfo``.
+    public func acquireTokenOnBehalfOf(with parameters: MSALOnBehalfOfParameters) async throws -> MSALResult {
+        let request = parameters.request()
+        return try await ErrorBoundary.run(.clientCredentials, correlationId: request.correlationId) { [engine] in
+            try await engine.acquireTokenOnBehalfOf(request)
+        }
+    }
+
+    /// Gets a token on behalf of a user; see ``acquireTokenOnBehalfOf(with:)``.
+    public func acquireTokenOnBehalfOf(with parameters: MSALOnBehalfOfParameters,
+                                       completionBlock: @escaping MSALCompletionBlock) {
+        let queue = parameters.completionBlockQueue ?? .global()
+        Task {
+            do {
+                let result = try await acquireTokenOnBehalfOf(with: parameters)
+                queue.async { completionBlock(result, nil) }
+            } catch {
+                queue.async { completionBlock(nil, error) }
+            }
+        }
+    }
+}

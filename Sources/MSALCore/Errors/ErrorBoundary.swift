@@ -19,7 +19,7 @@ enum ErrorBoundary {
         case deviceCode = "The device code sign-in"
         case signOut = "The sign-out"
         case accounts = "The account lookup"
-        case clientCredentials = "The app token request"
+        case clientCredentials = "The confidential client token request"
 
         /// Whether the call returns at once when its task is cancelled (see ``ErrorBoundary/run(_:correlationId:_:)``).
         var returnsOnCancel: Bool { self == .silent || self == .deviceCode || self == .clientCredentials }

@@ -23,3 +23,30 @@ struct ClientCredentialsGrantRequest: Sendable {
         return pairs
     }
 }
+
+/// The on-behalf-of grant: the JWT bearer grant (RFC 7523 §2.1) with `requested_token_use=on_behalf_of`.
+struct OnBehalfOfGrantRequest: Sendable {
+    static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+    var clientId: String
+    var assertion: String
+    var scopes: [String]
+    var claims: String?
+    var authentication: [(String, String)]
+
+    /// The form body: `client_id`, `grant_type`, `assertion`, `requested_token_use`, `client_info`, `scope` (with
+    /// `openid profile offline_access`), the client authentication, `claims`.
+    var formParameters: [(String, String)] {
+        var pairs: [(String, String)] = [
+            ("client_id", clientId),
+            ("grant_type", Self.grantType),
+            ("assertion", assertion),
+            ("requested_token_use", "on_behalf_of"),
+            ("client_info", "1"),
+            ("scope", Scopes.requestParameter(scopes)),
+        ]
+        pairs += authentication
+        if let claims { pairs.append(("claims", claims)) }
+        return pairs
+    }
+}
