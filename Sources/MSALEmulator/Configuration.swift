@@ -28,6 +28,10 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     public var httpPort: Int
     /// The tenant, app and user the ``EmulatorConfiguration/default`` set-up advertises to clients.
     public var defaults: Defaults
+    /// Whether a client assertion whose `jti` was already accepted for the same app is refused until it expires
+    /// (default `true`). MSAL for Python reuses one signed assertion for up to nine minutes, which Entra ID
+    /// accepts: set `false` for apps that make several token requests with one MSAL for Python application object.
+    public var rejectsReplayedClientAssertions: Bool
 
     /// What clients should use when they have no other configuration.
     public struct Defaults: Codable, Sendable, Equatable {
@@ -52,7 +56,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     public init(
         tenants: [EmulatedTenant], users: [EmulatedUser], applications: [EmulatedApplication], apis: [EmulatedAPI],
         lifetimes: TokenLifetimes = TokenLifetimes(), faults: [FaultRule] = [], autoApproveUsername: String? = nil,
-        httpsPort: Int = 0, httpPort: Int = 0, defaults: Defaults
+        httpsPort: Int = 0, httpPort: Int = 0, defaults: Defaults, rejectsReplayedClientAssertions: Bool = true
     ) {
         self.tenants = tenants
         self.users = users
@@ -64,10 +68,12 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         self.httpsPort = httpsPort
         self.httpPort = httpPort
         self.defaults = defaults
+        self.rejectsReplayedClientAssertions = rejectsReplayedClientAssertions
     }
 
     enum CodingKeys: String, CodingKey {
         case tenants, users, applications, apis, lifetimes, faults, autoApproveUsername, httpsPort, httpPort, defaults
+        case rejectsReplayedClientAssertions
     }
 
     /// Decodes a configuration; absent fields keep the values of ``EmulatorConfiguration/default``.
@@ -84,6 +90,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         httpsPort = try c.decodeIfPresent(Int.self, forKey: .httpsPort) ?? 0
         httpPort = try c.decodeIfPresent(Int.self, forKey: .httpPort) ?? 0
         defaults = try c.decodeIfPresent(Defaults.self, forKey: .defaults) ?? base.defaults
+        rejectsReplayedClientAssertions = try c.decodeIfPresent(Bool.self, forKey: .rejectsReplayedClientAssertions) ?? true
     }
 
     /// Loads a JSON configuration file.
@@ -200,14 +207,23 @@ public struct EmulatedApplication: Codable, Sendable, Equatable {
     /// Registered redirect URIs. `http://localhost` and `http://127.0.0.1` match any port, as in Entra.
     public var redirectURIs: [String]
     /// Scopes granted without a consent prompt (full names, e.g. `https://graph.microsoft.com/User.Read`).
+    /// For a middle-tier API these are also the downstream scopes it may ask for on behalf of a user.
     public var preConsentedScopes: [String]
     /// Family of client ids (FOCI) whose members share refresh tokens, e.g. `"1"`.
     public var familyId: String?
+    /// PEM X.509 certificates registered as client credentials: a confidential client may authenticate with a
+    /// client assertion signed by the private key of one of them (named by its `x5t#S256` or `x5t` thumbprint).
+    public var certificates: [String]
+    /// App roles granted to the app itself (admin-consented application permissions), as full names
+    /// `"{resource}/{Role}"`, e.g. `"https://graph.microsoft.com/User.Read.All"`; they become the `roles` of the
+    /// tokens the client credentials grant issues.
+    public var applicationPermissions: [String]
 
     /// Creates an app registration.
     public init(
         clientId: String, displayName: String, isPublicClient: Bool = true, clientSecret: String? = nil,
-        redirectURIs: [String], preConsentedScopes: [String] = [], familyId: String? = nil
+        redirectURIs: [String], preConsentedScopes: [String] = [], familyId: String? = nil,
+        certificates: [String] = [], applicationPermissions: [String] = []
     ) {
         self.clientId = clientId
         self.displayName = displayName
@@ -216,6 +232,29 @@ public struct EmulatedApplication: Codable, Sendable, Equatable {
         self.redirectURIs = redirectURIs
         self.preConsentedScopes = preConsentedScopes
         self.familyId = familyId
+        self.certificates = certificates
+        self.applicationPermissions = applicationPermissions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case clientId, displayName, isPublicClient, clientSecret, redirectURIs, preConsentedScopes, familyId
+        case certificates, applicationPermissions
+    }
+
+    /// Decodes an app registration; only `clientId` is required. A confidential client needs no redirect URI
+    /// (a daemon has none), so `redirectURIs` defaults to none, `isPublicClient` to `true` unless a secret or a
+    /// certificate is given.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        clientId = try c.decode(String.self, forKey: .clientId)
+        displayName = try c.decodeIfPresent(String.self, forKey: .displayName) ?? clientId
+        clientSecret = try c.decodeIfPresent(String.self, forKey: .clientSecret)
+        certificates = try c.decodeIfPresent([String].self, forKey: .certificates) ?? []
+        isPublicClient = try c.decodeIfPresent(Bool.self, forKey: .isPublicClient) ?? (clientSecret == nil && certificates.isEmpty)
+        redirectURIs = try c.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
+        preConsentedScopes = try c.decodeIfPresent([String].self, forKey: .preConsentedScopes) ?? []
+        familyId = try c.decodeIfPresent(String.self, forKey: .familyId)
+        applicationPermissions = try c.decodeIfPresent([String].self, forKey: .applicationPermissions) ?? []
     }
 }
 

@@ -6,6 +6,8 @@ extension EmulatorCore {
     /// - `POST /_emulator/keys/rotate[?retire=true]` rotates the signing key;
     /// - `POST /_emulator/faults` (JSON ``FaultRule``) adds a fault, `DELETE /_emulator/faults` clears them;
     /// - `POST /_emulator/refresh-tokens/revoke` revokes every refresh token;
+    /// - `POST /_emulator/applications/{clientId}/certificates` (a PEM certificate as the body) registers a client
+    ///   certificate and answers its thumbprints `{"x5t#S256": "...", "x5t": "..."}`;
     /// - `GET /_emulator/config` returns the configuration.
     func control(_ path: [String], _ request: EmulatorRequest) throws -> EmulatorResponse {
         switch (request.method, path) {
@@ -30,6 +32,16 @@ extension EmulatorCore {
         case ("POST", ["refresh-tokens", "revoke"]):
             revokeRefreshTokens(userId: nil)
             return .json(["ok": true])
+        case ("POST", let path) where path.count == 3 && path[0] == "applications" && path[2] == "certificates":
+            let pem = String(decoding: request.rawBody, as: UTF8.self)
+            do {
+                guard let thumbprints = try registerCertificate(pem, clientId: path[1]) else {
+                    return .json(["error": "not_found", "error_description": "No application with client id '\(path[1].prefix(64))'."], status: 404)
+                }
+                return .json(["x5t#S256": thumbprints.x5tS256, "x5t": thumbprints.x5t])
+            } catch {
+                return .json(["error": "invalid_request", "error_description": error.description], status: 400)
+            }
         case ("GET", ["config"]):
             let data = try JSONEncoder().encode(config)
             return EmulatorResponse(status: 200, headers: [("Content-Type", "application/json")], body: data)

@@ -9,6 +9,15 @@ extension EmulatorConfiguration {
     public static let b2cTenantId = "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f"
     /// Client id of the demo public-client app.
     public static let demoClientId = "0b6f1c3a-52d4-4e07-9a3b-7c1e2d4f6a80"
+    /// Client id of the demo confidential web app (secret `emulator-secret`, authorization code flow).
+    public static let webAppClientId = "3c4d5e6f-7a8b-4c9d-a0e1-f2a3b4c5d6e7"
+    /// Client id of the demo daemon: a confidential client (secret `daemon-secret`) with the Graph application
+    /// permission `User.Read.All`, for the client credentials grant.
+    public static let daemonClientId = "7d3e1b2a-4c5f-4e6d-8a9b-0c1d2e3f4a5b"
+    /// Client id of the demo middle-tier web API: a confidential client (secret `middle-tier-secret`) that exposes
+    /// `api://{middleTierClientId}` with the delegated scope `access_as_user` and calls Graph `User.Read` on behalf of
+    /// its users (on-behalf-of flow).
+    public static let middleTierClientId = "2e4f6a8c-1b3d-4f5e-9a7c-6d8e0f1a2b3c"
     /// Microsoft Graph's resource URI.
     public static let graphResource = "https://graph.microsoft.com"
     /// Microsoft Graph's application id.
@@ -18,9 +27,14 @@ extension EmulatorConfiguration {
     /// `Passw0rd!`), the personal-account tenant with `megan@outlook.com`, a B2C tenant
     /// `fabrikamb2c.onmicrosoft.com` with `carol@example.com`, the demo public client
     /// (``demoClientId``, redirect URIs `http://localhost` on any port and `msauth` schemes, `User.Read` pre-consented),
-    /// two family (FOCI) apps, a confidential web app (secret `emulator-secret`) and Microsoft Graph.
+    /// two family (FOCI) apps, a confidential web app (``webAppClientId``, secret `emulator-secret`), a daemon
+    /// (``daemonClientId``, secret `daemon-secret`, application permission Graph `User.Read.All`), a middle-tier API
+    /// (``middleTierClientId``, secret `middle-tier-secret`, exposing `api://{middleTierClientId}/access_as_user`,
+    /// Graph `User.Read` consented for on-behalf-of calls; the demo public client has `access_as_user` consented)
+    /// and Microsoft Graph.
     public static var `default`: EmulatorConfiguration {
         let graphUserRead = "\(graphResource)/User.Read"
+        let middleTierAPI = "api://\(middleTierClientId)"
         let b2cApi = "https://fabrikamb2c.onmicrosoft.com/api"
         return EmulatorConfiguration(
             tenants: [
@@ -65,7 +79,7 @@ extension EmulatorConfiguration {
                         "https://login.microsoftonline.com/common/oauth2/nativeclient",
                         "msauth.com.example.msaldemo://auth", "msal\(demoClientId)://auth",
                     ],
-                    preConsentedScopes: [graphUserRead, "\(b2cApi)/demo.read"]
+                    preConsentedScopes: [graphUserRead, "\(b2cApi)/demo.read", "\(middleTierAPI)/access_as_user"]
                 ),
                 EmulatedApplication(
                     clientId: "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9", displayName: "Family App One",
@@ -76,10 +90,18 @@ extension EmulatorConfiguration {
                     redirectURIs: ["http://localhost"], preConsentedScopes: [graphUserRead], familyId: "1"
                 ),
                 EmulatedApplication(
-                    clientId: "3c4d5e6f-7a8b-4c9d-a0e1-f2a3b4c5d6e7", displayName: "Contoso Web App",
+                    clientId: webAppClientId, displayName: "Contoso Web App",
                     isPublicClient: false, clientSecret: "emulator-secret",
                     redirectURIs: ["http://localhost/callback", "https://localhost/callback"],
                     preConsentedScopes: [graphUserRead]
+                ),
+                EmulatedApplication(
+                    clientId: daemonClientId, displayName: "Contoso Daemon", isPublicClient: false, clientSecret: "daemon-secret",
+                    redirectURIs: [], applicationPermissions: ["\(graphResource)/User.Read.All"]
+                ),
+                EmulatedApplication(
+                    clientId: middleTierClientId, displayName: "Contoso Middle-Tier API", isPublicClient: false,
+                    clientSecret: "middle-tier-secret", redirectURIs: [], preConsentedScopes: [graphUserRead]
                 ),
             ],
             apis: [
@@ -88,6 +110,7 @@ extension EmulatorConfiguration {
                     scopes: ["User.Read", "User.ReadBasic.All", "User.Read.All", "Mail.Read", "Calendars.Read", "Files.Read"]
                 ),
                 EmulatedAPI(identifier: "api://msal-emulator-api", appId: "6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d", scopes: ["access_as_user"]),
+                EmulatedAPI(identifier: middleTierAPI, appId: middleTierClientId, scopes: ["access_as_user"]),
                 EmulatedAPI(identifier: b2cApi, appId: "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8", scopes: ["demo.read", "demo.write"]),
             ],
             defaults: Defaults(

@@ -53,7 +53,10 @@ extension EmulatorCore {
             "id_token_signing_alg_values_supported": ["RS256"],
             "token_endpoint_auth_methods_supported": ["client_secret_post", "private_key_jwt", "client_secret_basic"],
             "code_challenge_methods_supported": ["plain", "S256"],
-            "grant_types_supported": ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code", "password"],
+            "grant_types_supported": [
+                "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code", "password",
+                "client_credentials", EmulatorCore.jwtBearerGrant,
+            ],
             "claims_supported": ["sub", "iss", "aud", "exp", "iat", "auth_time", "acr", "nonce", "preferred_username", "name", "tid", "ver", "at_hash", "c_hash", "email", "oid"],
             "request_uri_parameter_supported": false,
             "frontchannel_logout_supported": true,

@@ -96,6 +96,10 @@ actor EmulatorCore {
     var pending: [String: PendingAuthorization] = [:]
     /// Scopes each user consented to per app: key `"<userId>|<clientId>"`.
     var consents: [String: Set<String>] = [:]
+    /// Accepted client assertions until they expire, against replay: key `"<clientId>|<jti>"`.
+    var usedClientAssertions: [String: Date] = [:]
+    /// Registered certificates parsed once, by PEM text.
+    var certificateCache: [String: ClientCertificate] = [:]
 
     static let sessionCookie = "ESTSAUTH"
     static let maxEntries = 20_000

@@ -1,70 +1,153 @@
 import Foundation
 
+/// Who calls the Graph stand-in: a user through a delegated token (with its `scp`) or an app through an app-only
+/// token (with its `roles`).
+enum GraphCaller {
+    case user(EmulatedUser, tenantId: String, scopes: Set<String>)
+    case app(tenantId: String, roles: Set<String>)
+}
+
 extension EmulatorCore {
-    /// `GET /v1.0/me` and `GET /v1.0/users/{id | userPrincipalName}`: the Microsoft Graph stand-in.
-    func graph(userPath: String?, _ request: EmulatorRequest) -> EmulatorResponse {
+    static let graphReadOthersScopes: Set<String> = ["User.ReadBasic.All", "User.Read.All", "User.ReadWrite.All", "Directory.Read.All"]
+    static let graphReadUsersRoles: Set<String> = ["User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"]
+
+    /// A Graph error body (`{"error": {"code", "message", "innerError"}}`), with a Bearer challenge for 401s.
+    func graphFailure(_ request: EmulatorRequest, _ status: Int, _ code: String, _ message: String, challenge: String? = nil) -> EmulatorResponse {
         let requestId = UUID().uuidString.lowercased()
-        func failure(_ status: Int, _ code: String, _ message: String, challenge: String? = nil) -> EmulatorResponse {
-            let formatter = ISO8601DateFormatter()
-            var headers: [(String, String)] = [("request-id", requestId), ("client-request-id", request.correlationId)]
-            if let challenge {
-                headers.append(("WWW-Authenticate", "Bearer realm=\"\", authorization_uri=\"\(request.baseURL)/common/oauth2/authorize\", client_id=\"\(EmulatorConfiguration.graphAppId)\"\(challenge)"))
-            }
-            return .json([
-                "error": [
-                    "code": code, "message": message,
-                    "innerError": ["date": formatter.string(from: now), "request-id": requestId, "client-request-id": request.correlationId],
-                ],
-            ], status: status, headers: headers)
+        var headers: [(String, String)] = [("request-id", requestId), ("client-request-id", request.correlationId)]
+        if let challenge {
+            headers.append(("WWW-Authenticate", "Bearer realm=\"\", authorization_uri=\"\(request.baseURL)/common/oauth2/authorize\", client_id=\"\(EmulatorConfiguration.graphAppId)\"\(challenge)"))
         }
+        return .json([
+            "error": [
+                "code": code, "message": message,
+                "innerError": ["date": ISO8601DateFormatter().string(from: now), "request-id": requestId, "client-request-id": request.correlationId],
+            ],
+        ], status: status, headers: headers)
+    }
+
+    func graphFailure(_ request: EmulatorRequest, _ rejection: GraphRejection) -> EmulatorResponse {
+        graphFailure(request, rejection.status, rejection.code, rejection.message, challenge: rejection.challenge)
+    }
+
+    /// Validates the bearer token of a Graph request: signature, audience, lifetime; then who it speaks for.
+    func graphCaller(_ request: EmulatorRequest) -> Result<GraphCaller, GraphRejection> {
+        let invalid = ", error=\"invalid_token\""
         guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else {
-            return failure(401, "InvalidAuthenticationToken", "Access token is empty.", challenge: "")
+            return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "Access token is empty.", challenge: ""))
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         guard let claims = keys.verify(token) else {
-            return failure(401, "InvalidAuthenticationToken", "IDX14100: JWT is not well formed, or its signature is invalid.", challenge: ", error=\"invalid_token\"")
+            return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "IDX14100: JWT is not well formed, or its signature is invalid.", challenge: invalid))
         }
         let audience = claims["aud"] as? String ?? ""
         guard audience == EmulatorConfiguration.graphResource || audience == EmulatorConfiguration.graphAppId
             || audience == "\(EmulatorConfiguration.graphResource)/" else {
-            return failure(401, "InvalidAuthenticationToken", "Invalid audience.", challenge: ", error=\"invalid_token\"")
+            return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "Invalid audience.", challenge: invalid))
         }
         guard let exp = claims["exp"] as? Int, Double(exp) > now.timeIntervalSince1970 else {
-            return failure(401, "InvalidAuthenticationToken", "Lifetime validation failed, the token is expired.", challenge: ", error=\"invalid_token\"")
+            return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "Lifetime validation failed, the token is expired.", challenge: invalid))
+        }
+        let tenantId = claims["tid"] as? String ?? ""
+        if claims["idtyp"] as? String == "app" {
+            return .success(.app(tenantId: tenantId, roles: Set(claims["roles"] as? [String] ?? [])))
+        }
+        guard let callerId = claims["oid"] as? String, let caller = user(id: callerId) else {
+            return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "The token has no valid user.", challenge: invalid))
         }
         let scopes = Set((claims["scp"] as? String ?? "").split(separator: " ").map(String.init))
-        guard let callerId = claims["oid"] as? String, let caller = user(id: callerId) else {
-            return failure(401, "InvalidAuthenticationToken", "The token has no valid user.", challenge: ", error=\"invalid_token\"")
+        return .success(.user(caller, tenantId: tenantId, scopes: scopes))
+    }
+
+    /// `GET /v1.0/me` and `GET /v1.0/users/{id | userPrincipalName}`: the Microsoft Graph stand-in.
+    func graph(userPath: String?, _ request: EmulatorRequest) -> EmulatorResponse {
+        let caller: GraphCaller
+        switch graphCaller(request) {
+        case .success(let found): caller = found
+        case .failure(let rejection): return graphFailure(request, rejection)
         }
+        let denied = graphFailure(request, 403, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.")
         let target: EmulatedUser
-        if let userPath, userPath.lowercased() != caller.objectId, userPath.lowercased() != caller.username.lowercased() {
-            guard !scopes.isDisjoint(with: ["User.ReadBasic.All", "User.Read.All"]) else {
-                return failure(403, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.")
+        switch caller {
+        case .app(let tenantId, let roles):
+            guard let userPath else {
+                return graphFailure(request, 400, "BadRequest", "/me request is only valid with delegated authentication flow.")
             }
-            guard let found = user(id: userPath.lowercased()) ?? user(named: userPath) else {
-                return failure(404, "Request_ResourceNotFound", "Resource '\(userPath)' does not exist or one of its queried reference-property objects are not present.")
+            guard !roles.isDisjoint(with: EmulatorCore.graphReadUsersRoles) else { return denied }
+            guard let found = user(id: userPath.lowercased()) ?? user(named: userPath), isMember(found, of: tenantId) else {
+                return notFound(userPath, request)
             }
             target = found
-        } else {
-            guard !scopes.isDisjoint(with: ["User.Read", "User.ReadBasic.All", "User.Read.All"]) else {
-                return failure(403, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.")
+        case .user(let me, _, let scopes):
+            if let userPath, userPath.lowercased() != me.objectId, userPath.lowercased() != me.username.lowercased() {
+                guard !scopes.isDisjoint(with: EmulatorCore.graphReadOthersScopes) else { return denied }
+                guard let found = user(id: userPath.lowercased()) ?? user(named: userPath) else { return notFound(userPath, request) }
+                target = found
+            } else {
+                guard !scopes.isDisjoint(with: EmulatorCore.graphReadOthersScopes.union(["User.Read"])) else { return denied }
+                target = me
             }
-            target = caller
         }
+        var body = graphUserJSON(target)
+        body["@odata.context"] = "\(request.baseURL)/v1.0/$metadata#users/$entity"
+        return .json(body, headers: [("request-id", UUID().uuidString.lowercased()), ("client-request-id", request.correlationId)])
+    }
+
+    /// `GET /v1.0/users`: the users of the token's tenant (members and guests), for an app with `User.Read.All`
+    /// (or another directory-read role) or a user with `User.ReadBasic.All`/`User.Read.All`.
+    func graphUsers(_ request: EmulatorRequest) -> EmulatorResponse {
+        let tenantId: String
+        switch graphCaller(request) {
+        case .failure(let rejection): return graphFailure(request, rejection)
+        case .success(.app(let tenant, let roles)):
+            guard !roles.isDisjoint(with: EmulatorCore.graphReadUsersRoles) else {
+                return graphFailure(request, 403, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.")
+            }
+            tenantId = tenant
+        case .success(.user(_, let tenant, let scopes)):
+            guard !scopes.isDisjoint(with: EmulatorCore.graphReadOthersScopes) else {
+                return graphFailure(request, 403, "Authorization_RequestDenied", "Insufficient privileges to complete the operation.")
+            }
+            tenantId = tenant
+        }
+        let members = config.users.filter { isMember($0, of: tenantId) }.map(graphUserJSON)
+        return .json(
+            ["@odata.context": "\(request.baseURL)/v1.0/$metadata#users", "value": members],
+            headers: [("request-id", UUID().uuidString.lowercased()), ("client-request-id", request.correlationId)]
+        )
+    }
+
+    func isMember(_ user: EmulatedUser, of tenantId: String) -> Bool {
+        user.homeTenantId == tenantId || user.guestOf.contains(tenantId)
+    }
+
+    func notFound(_ userPath: String, _ request: EmulatorRequest) -> EmulatorResponse {
+        graphFailure(request, 404, "Request_ResourceNotFound", "Resource '\(userPath.prefix(256))' does not exist or one of its queried reference-property objects are not present.")
+    }
+
+    /// A user as Graph's default `$select` shows it.
+    func graphUserJSON(_ user: EmulatedUser) -> [String: Any] {
         let null = NSNull()
-        return .json([
-            "@odata.context": "\(request.baseURL)/v1.0/$metadata#users/$entity",
+        return [
             "businessPhones": [String](),
-            "displayName": target.displayName,
-            "givenName": target.givenName ?? null,
-            "jobTitle": target.jobTitle ?? null,
-            "mail": target.mail ?? target.username,
+            "displayName": user.displayName,
+            "givenName": user.givenName ?? null,
+            "jobTitle": user.jobTitle ?? null,
+            "mail": user.mail ?? user.username,
             "mobilePhone": null,
             "officeLocation": null,
             "preferredLanguage": "en-US",
-            "surname": target.surname ?? null,
-            "userPrincipalName": target.username,
-            "id": target.objectId,
-        ], headers: [("request-id", requestId), ("client-request-id", request.correlationId)])
+            "surname": user.surname ?? null,
+            "userPrincipalName": user.username,
+            "id": user.objectId,
+        ]
     }
+}
+
+/// Why Graph refused a token.
+struct GraphRejection: Error {
+    var status: Int
+    var code: String
+    var message: String
+    var challenge: String?
 }

@@ -85,6 +85,13 @@ public final class IdentityEmulator: Sendable {
             quiet.logLevel = .critical
             return quiet
         }()
+        for app in configuration.applications {
+            for (index, pem) in app.certificates.enumerated() {
+                do { _ = try ClientCertificate(pem: pem) } catch {
+                    throw EmulatorStartError(message: "Certificate \(index + 1) of application '\(app.clientId)': \(error.description)")
+                }
+            }
+        }
         let certificates = try LoopbackCertificates()
         let directory = caDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("msal-emulator-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -183,15 +190,27 @@ public final class IdentityEmulator: Sendable {
         await core.setConfiguration(change)
     }
 
-    /// The start-up summary printed by `msal emulator --json`: base URLs, CA path and the default tenant, app and user.
+    /// Registers a PEM X.509 certificate as a client credential of an app (as
+    /// `POST /_emulator/applications/{clientId}/certificates` does): client assertions signed with its private key
+    /// then authenticate the app. Returns the certificate's thumbprints, or nil when no app has that client id.
+    public func registerCertificate(_ pem: String, clientId: String) async throws -> CertificateThumbprints? {
+        try await core.registerCertificate(pem, clientId: clientId)
+    }
+
+    /// The start-up summary printed by `msal emulator --json`: base URLs, CA path and the default tenant, app and user
+    /// (and the ids of the demo daemon and middle-tier API when the configuration has them).
     public var summary: [String: any Sendable] {
-        [
+        var summary: [String: any Sendable] = [
             "http": httpURL.absoluteString, "https": httpsURL.absoluteString, "caCertificate": caCertificateURL.path,
             "tenant": tenant, "tenantId": configuration.tenants.first { $0.domains.contains(tenant) }?.id ?? tenant,
             "authority": authorityURL.absoluteString, "clientId": clientId, "username": username, "password": password,
             "scopes": scopes, "graph": graphURL.absoluteString,
             "b2cAuthority": httpsURL.absoluteString + "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signupsignin",
         ]
+        let ids = Set(configuration.applications.map(\.clientId))
+        if ids.contains(EmulatorConfiguration.daemonClientId) { summary["daemonClientId"] = EmulatorConfiguration.daemonClientId }
+        if ids.contains(EmulatorConfiguration.middleTierClientId) { summary["middleTierClientId"] = EmulatorConfiguration.middleTierClientId }
+        return summary
     }
 
     /// ``summary`` as one line of JSON.

@@ -20,6 +20,7 @@ enum Route: Sendable, Equatable {
     case login
     case deviceLogin
     case graphMe
+    case graphUsers
     case graphUser(String)
     /// Emulator-only control endpoints under `/_emulator/`.
     case control([String])
@@ -37,7 +38,7 @@ enum Route: Sendable, Equatable {
         case .deviceCode: .deviceCode
         case .deviceLogin: .deviceLogin
         case .logout: .logout
-        case .graphMe, .graphUser: .graph
+        case .graphMe, .graphUsers, .graphUser: .graph
         case .control, .home, .notFound: nil
         }
     }
@@ -49,6 +50,7 @@ enum Route: Sendable, Equatable {
         switch lowered[0] {
         case "v1.0":
             if lowered.count == 2, lowered[1] == "me" { return .graphMe }
+            if lowered.count == 2, lowered[1] == "users" { return .graphUsers }
             if lowered.count == 3, lowered[1] == "users" { return .graphUser(segments[2]) }
             return .notFound
         case "_emulator": return .control(Array(lowered.dropFirst()))
@@ -111,6 +113,8 @@ extension EmulatorCore {
                 return logout(reference, request)
             case .graphMe:
                 return request.method == "GET" ? graph(userPath: nil, request) : .methodNotAllowed("GET")
+            case .graphUsers:
+                return request.method == "GET" ? graphUsers(request) : .methodNotAllowed("GET")
             case .graphUser(let id):
                 return request.method == "GET" ? graph(userPath: id, request) : .methodNotAllowed("GET")
             case .control(let path):

@@ -38,6 +38,11 @@ final class SigningKeys: Sendable {
 
     var activeKeyId: String { keys.withLock { $0[0].kid } }
 
+    /// Whether a key with this id is published (active or kept after a rotation).
+    func knows(kid: String) -> Bool {
+        keys.withLock { $0.contains { $0.kid == kid } }
+    }
+
     /// The JWKS document.
     func jwks(issuer: String?) -> [String: Any] {
         let current = keys.withLock { $0 }

@@ -10,46 +10,27 @@ extension EmulatorCore {
         do {
             let context = try resolveContext(tenantSegment: reference.segment, policyName: reference.policy, tfp: reference.tfp)
             guard let grantType = request.form["grant_type"] else { throw EntraError.missing("grant_type") }
-            let app = try authenticateClient(request)
-            let grant: Grant
+            let client = try authenticateClient(request, context: context)
+            let app = client.app
+            var grant: Grant
             switch grantType {
             case "authorization_code": grant = try authorizationCodeGrant(app, context, request)
             case "refresh_token": grant = try refreshTokenGrant(app, context, request)
             case EmulatorCore.deviceCodeGrant: grant = try deviceCodeGrant(app, context, request)
             case "password": grant = try passwordGrant(app, context, request)
+            case EmulatorCore.jwtBearerGrant: grant = try onBehalfOfGrant(client, context, request)
+            case "client_credentials":
+                return .json(try clientCredentialsGrant(client, context, request), headers: [("client-request-id", request.correlationId)])
             default:
-                throw EntraError(error: "unsupported_grant_type", code: 70003, message: "The app requested an unsupported grant type '\(grantType)'.")
+                throw EntraError(error: "unsupported_grant_type", code: 70003, message: "The app requested an unsupported grant type '\(grantType.prefix(128))'.")
             }
+            grant.clientAuthenticationClass = client.authenticationClass
             return .json(try issueTokens(grant), headers: [("client-request-id", request.correlationId)])
         } catch let error as EntraError {
             return error.response(request, clock: clock)
         } catch {
             return EntraError(error: "server_error", code: 90014, message: "The token could not be issued.", status: 400).response(request, clock: clock)
         }
-    }
-
-    /// Identifies the app and checks its secret: public clients must not send one, confidential clients must.
-    func authenticateClient(_ request: EmulatorRequest) throws(EntraError) -> EmulatedApplication {
-        var clientId = request.form["client_id"]
-        var secret = request.form["client_secret"]
-        if let header = request.headers["authorization"], header.lowercased().hasPrefix("basic "),
-           let decoded = Data(base64Encoded: String(header.dropFirst(6))).flatMap({ String(data: $0, encoding: .utf8) }) {
-            let parts = decoded.split(separator: ":", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
-            if parts.count == 2 { clientId = clientId ?? parts[0]; secret = secret ?? parts[1] }
-        }
-        guard let clientId, !clientId.isEmpty else { throw EntraError.missing("client_id") }
-        guard let app = application(clientId) else { throw EntraError.unknownClient(clientId) }
-        let assertion = request.form["client_assertion"]
-        if app.isPublicClient {
-            if secret != nil || assertion != nil {
-                throw EntraError(error: "invalid_client", code: 700025, message: "Client is public so neither 'client_assertion' nor 'client_secret' should be presented.", status: 401)
-            }
-        } else if secret == nil && assertion == nil {
-            throw EntraError(error: "invalid_client", code: 7000218, message: "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.", status: 401)
-        } else if secret != app.clientSecret {
-            throw EntraError(error: "invalid_client", code: 7000215, message: "Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID.", status: 401)
-        }
-        return app
     }
 
     func parseScopes(_ request: EmulatorRequest, app: EmulatedApplication, required: Bool) throws(EntraError) -> RequestedScopes? {

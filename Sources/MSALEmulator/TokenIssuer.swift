@@ -15,6 +15,8 @@ struct Grant: Sendable {
     var authTime: Date
     var wantsClientInfo: Bool
     var baseURL: String
+    /// `azpacr`: how the client authenticated (0 public, 1 secret, 2 certificate).
+    var clientAuthenticationClass = "0"
 }
 
 extension EmulatorCore {
@@ -71,7 +73,7 @@ extension EmulatorCore {
 
         var accessClaims: [String: Any] = [
             "aud": audience, "iss": iss, "iat": iat, "nbf": iat, "exp": iat + lifetimes.accessToken,
-            "azp": grant.app.clientId, "appid": grant.app.clientId, "azpacr": "0", "name": user.displayName,
+            "azp": grant.app.clientId, "appid": grant.app.clientId, "azpacr": grant.clientAuthenticationClass, "name": user.displayName,
             "oid": user.objectId, "preferred_username": user.username, "sub": pairwiseSubject(user: user, clientId: grant.app.clientId),
             "tid": grant.tenant.id, "uti": Base64URL.random(bytes: 16), "ver": "2.0", "idtyp": "user",
             "rh": "0.emulator", "aio": Base64URL.random(bytes: 24),
