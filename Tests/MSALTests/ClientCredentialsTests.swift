@@ -218,3 +218,18 @@ final class LockedRequests: @unchecked Sendable {
     func append(_ request: MSALClientAssertionRequest) { lock.lock(); requests.append(request); lock.unlock() }
     var all: [MSALClientAssertionRequest] { lock.lock(); defer { lock.unlock() }; return requests }
 }
+
+@Suite("Granted scopes")
+struct GrantedScopesTests {
+    @Test func aResourceScopeGrantedUnderItsShortNameIsGranted() {
+        let granted = Scopes.effectiveGranted(requested: ["https://graph.microsoft.com/User.Read", "Mail.Read"],
+                                              granted: ["User.Read", "openid", "profile"])
+        #expect(granted == ["User.Read", "openid", "profile", "https://graph.microsoft.com/User.Read"])
+        #expect(Scopes.declined(requested: ["https://graph.microsoft.com/User.Read", "Mail.Read"], granted: granted)
+            == ["Mail.Read"])
+        // Another name, or no grant at all, stays declined.
+        #expect(Scopes.effectiveGranted(requested: ["https://graph.microsoft.com/Mail.Send"], granted: ["User.Read"])
+            == ["User.Read"])
+        #expect(Scopes.effectiveGranted(requested: ["api://x/.default"], granted: [".default"]) == [".default"])
+    }
+}

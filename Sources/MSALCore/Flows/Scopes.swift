@@ -44,6 +44,21 @@ enum Scopes {
         return result.joined(separator: " ")
     }
 
+    /// The granted scopes plus the requested resource-qualified scopes the server granted under their short name:
+    /// Entra answers a request for `https://graph.microsoft.com/User.Read` with `scope=User.Read`. Without this,
+    /// such a grant would read as declined, and the token would never match its own request in the cache.
+    static func effectiveGranted(requested: [String], granted: [String]) -> [String] {
+        let grantedSet = Set(granted.map { $0.lowercased() })
+        var result = granted
+        for scope in requested {
+            let lowered = scope.lowercased()
+            guard !grantedSet.contains(lowered), let slash = lowered.lastIndex(of: "/"), lowered.contains("://") else { continue }
+            let name = lowered[lowered.index(after: slash)...]
+            if !name.isEmpty, name != ".default", grantedSet.contains(String(name)) { result.append(scope) }
+        }
+        return result
+    }
+
     /// The scopes the server did not grant: requested minus granted, compared case-insensitively, ignoring the
     /// reserved scopes and `/.default` requests (whose grant is the app's static permission set).
     static func declined(requested: [String], granted: [String]) -> [String] {

@@ -83,7 +83,9 @@ struct TokenResponseHandler: Sendable {
             throw error
         }
         let realm = idToken?.tid ?? clientInfo?.utid ?? resolved.descriptor.tenant
-        let granted = response.scopes ?? Scopes.requestParameter(requestedScopes).split(separator: " ").map(String.init)
+        let granted = Scopes.effectiveGranted(
+            requested: requestedScopes,
+            granted: response.scopes ?? Scopes.requestParameter(requestedScopes).split(separator: " ").map(String.init))
         // Lifetimes arrive bounded (ExternalNumber): finite, not negative, at most 10 years.
         let expiresIn = response.expiresIn ?? 600
         let expiresOn = now.addingTimeInterval(expiresIn)
