@@ -66,8 +66,18 @@ struct LoopbackRedirectURITests {
         let fixed = LoopbackConfiguration(path: "/", expectedState: "s", port: port,
                                           bindAddresses: ["127.0.0.1", "::1"], bindsEveryAddress: true)
         await #expect(throws: LoopbackListenerError.self) { _ = try await LoopbackRedirectListener.start(fixed) }
-        // The IPv4 socket of the failed attempt was released.
-        let probe = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: port).get()
-        try await probe.close()
+        // The IPv4 socket of the failed attempt was released. Its close completes on the event loop, and the
+        // ephemeral port may briefly serve another test's client socket: try for up to two seconds.
+        var bound = false
+        for _ in 0..<20 where !bound {
+            if let probe = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(host: "127.0.0.1", port: port).get() {
+                try await probe.close()
+                bound = true
+            } else {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        #expect(bound, "127.0.0.1:\(port) stayed taken after the failed start")
     }
 }

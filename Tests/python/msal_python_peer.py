@@ -107,6 +107,37 @@ def write(cache_file, client_id, tenant, scope, now):
                       "username": "bob@contoso.example"}))
 
 
+def read_app(cache_file, client_id, tenant, scope):
+    """acquire_token_for_client on the cache file: must be a cache hit."""
+    cache = msal.SerializableTokenCache()
+    with open(cache_file) as f:
+        cache.deserialize(f.read())
+    http = StubHttp(tenant)
+    app = msal.ConfidentialClientApplication(
+        client_id, client_credential="peer-secret", authority="https://%s/%s" % (HOST, tenant), token_cache=cache,
+        http_client=http, instance_discovery=False)
+    result = app.acquire_token_for_client([scope])
+    print(json.dumps({"access_token": result.get("access_token"), "token_source": result.get("token_source"),
+                      "error": result.get("error"), "token_requests": http.token_requests}))
+
+
+def write_app(cache_file, client_id, tenant, scope, now):
+    """Writes an app token as MSAL for Python's client credentials flow stores it."""
+    cache = msal.SerializableTokenCache()
+    cache.add({
+        "client_id": client_id,
+        "scope": [scope],
+        "token_endpoint": "https://%s/%s/oauth2/v2.0/token" % (HOST, tenant),
+        "grant_type": "client_credentials",
+        "params": {}, "data": {},
+        "response": {"token_type": "Bearer", "expires_in": 3599, "ext_expires_in": 3599,
+                     "access_token": "PY-APP-TOKEN"},
+    }, now=int(now))
+    with open(cache_file, "w") as f:
+        f.write(cache.serialize())
+    print(json.dumps({"access_token": "PY-APP-TOKEN"}))
+
+
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"read": read, "write": write}[command](*args)
+    {"read": read, "write": write, "read-app": read_app, "write-app": write_app}[command](*args)
