@@ -15,3 +15,13 @@ extension MSALConfidentialClientApplication {
                                                      cacheStorage: { MSALInMemoryTokenCacheStorage() }))
     }
 }
+
+extension MSALManagedIdentityApplication {
+    /// Creates a managed identity application with this platform's transport for what `configuration` leaves
+    /// unset, and a token cache in memory unless it names a storage.
+    public convenience init(managedIdentity: MSALManagedIdentityId,
+                            configuration: MSALManagedIdentityConfig = MSALManagedIdentityConfig()) throws {
+        try self.init(managedIdentity: managedIdentity, configuration: configuration,
+                      platform: MSALPlatformServices(httpClient: DeferredHTTPClient(), webAuthenticator: nil))
+    }
+}
