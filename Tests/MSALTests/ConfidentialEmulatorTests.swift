@@ -153,3 +153,92 @@ struct ConfidentialEmulatorTests {
         }
     }
 }
+
+/// A web app's sign-in (authorization code with PKCE, redeemed with the app's secret) against the emulator.
+@Suite("Web app sign-in against the emulator", .serialized)
+struct WebAppEmulatorTests {
+    func makeWebApp(_ emulator: IdentityEmulator, http: CountingHTTPClient, clock: any MSALClock = MSALSystemClock())
+        throws -> MSALConfidentialClientApplication {
+        let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
+        let config = MSALConfidentialClientApplicationConfig(
+            clientId: EmulatorConfiguration.webAppClientId, clientCredential: .secret("emulator-secret"),
+            authority: try MSALAuthority(url: url))
+        config.httpClient = http
+        config.clock = clock
+        config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
+        return try MSALConfidentialClientApplication(configuration: config)
+    }
+
+    /// What the browser would bring back: the emulator approves at once and redirects with the code.
+    func browse(_ url: URL) async throws -> [String: String] {
+        let (status, headers, _) = try await NoRedirectFetcher.fetch(url)
+        #expect((300..<400).contains(status))
+        let location = try #require(headers["location"].flatMap(URL.init(string:)))
+        return Dictionary((URLComponents(url: location, resolvingAgainstBaseURL: false)?.queryItems ?? [])
+            .map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
+    }
+
+    @Test func signInSilentAndSignOut() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { await emulator.stop() } }
+        let http = CountingHTTPClient()
+        let clock = TestClock()
+        let app = try makeWebApp(emulator, http: http, clock: clock)
+        let flow = try await app.startAuthorizationCodeFlow(with: MSALAuthorizationCodeParameters(
+            scopes: ["User.Read"], redirectUri: "http://localhost/callback"))
+        let query = URLComponents(url: flow.authorizationURL, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(query.contains { $0.name == "code_challenge_method" && $0.value == "S256" })
+        #expect(query.contains { $0.name == "state" && $0.value == flow.state })
+        #expect(query.contains { $0.name == "nonce" && $0.value == flow.nonce })
+        #expect(!flow.authorizationURL.absoluteString.contains(flow.codeVerifier))
+        #expect(!"\(flow)".contains(flow.codeVerifier))
+        // The flow survives a round trip through the session store.
+        let stored = try JSONDecoder().decode(MSALAuthorizationCodeFlow.self, from: JSONEncoder().encode(flow))
+
+        let response = try await browse(flow.authorizationURL)
+        // A response with another state is refused before any request.
+        var forged = response
+        forged["state"] = "someone-else"
+        await #expect { try await app.acquireToken(byAuthorizationCodeFlow: stored, response: forged) } throws: { error in
+            (error as? MSALErrorInfo)?.internalCode == .internalErrorInvalidState
+        }
+        #expect(http.tokenRequests == 0)
+        let result = try await app.acquireToken(byAuthorizationCodeFlow: stored, response: response)
+        #expect(result.account.username == emulator.username)
+        let body = String(decoding: http.requests.last { $0.url.path.hasSuffix("/token") }?.body ?? Data(), as: UTF8.self)
+        #expect(body.contains("client_secret=emulator-secret"))
+        #expect(body.contains("code_verifier="))
+        // The same code again: the provider refuses it.
+        await #expect(throws: MSALErrorInfo.self) { try await app.acquireToken(byAuthorizationCodeFlow: stored, response: response) }
+
+        // Later requests for the signed-in user are silent; after expiry the refresh carries the app's secret.
+        let identifier = try #require(result.account.identifier)
+        let found = try app.account(forIdentifier: identifier)
+        let account = try #require(found)
+        http.reset()
+        #expect(try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
+            .accessToken == result.accessToken)
+        #expect(http.tokenRequests == 0)
+        emulator.clock.advance(by: 4000)
+        clock.advance(4000)
+        let refreshed = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
+        #expect(refreshed.accessToken != result.accessToken)
+        let refreshBody = String(decoding: http.requests.last { $0.url.path.hasSuffix("/token") }?.body ?? Data(), as: UTF8.self)
+        #expect(refreshBody.contains("grant_type=refresh_token") && refreshBody.contains("client_secret="))
+
+        // Sign-out: the account leaves the cache, and the browser goes to the end-session URL.
+        let endSession = try await app.signOut(account, postLogoutRedirectUri: "http://localhost/")
+        #expect(endSession?.absoluteString.contains("post_logout_redirect_uri=") == true)
+        #expect(try app.allAccounts().isEmpty)
+    }
+
+    @Test func anInsecureRedirectURIIsRefused() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { await emulator.stop() } }
+        let app = try makeWebApp(emulator, http: CountingHTTPClient())
+        await #expect { try await app.startAuthorizationCodeFlow(with: MSALAuthorizationCodeParameters(
+            scopes: ["User.Read"], redirectUri: "http://example.com/callback")) } throws: { error in
+            (error as? MSALErrorInfo)?.internalCode == .internalErrorInvalidRedirectURI
+        }
+    }
+}

@@ -38,7 +38,12 @@ extension ClientEngine {
                                                      scopes: request.scopes, claims: claims,
                                                      extraParameters: extraParameters)
                 do {
-                    response = try await client.post(resolved.metadata.tokenEndpoint, parameters: grant.formParameters,
+                    // A confidential client (web app) authenticates its refresh too.
+                    let authentication = settings.credential == nil ? [] : try await clientAuthentication(
+                        tokenEndpoint: resolved.metadata.tokenEndpoint, descriptor: resolved.descriptor,
+                        correlationId: correlationId)
+                    response = try await client.post(resolved.metadata.tokenEndpoint,
+                                                     parameters: grant.formParameters + authentication,
                                                      extraHeaders: anchorMailbox(homeAccountId), throttleKey: throttleKey)
                     action = machine.next(.tokensReceived)
                 } catch {

@@ -1,0 +1,76 @@
+import Foundation
+
+extension ClientEngine {
+    /// Builds the authorization URL of a web app's sign-in (PKCE S256, state, nonce) and what the app keeps.
+    func startAuthorizationCodeFlow(scopes: [String], redirectUri: String, loginHint: String?, domainHint: String?,
+                                    prompt: MSALPromptType, responseMode: String?, extra: [String: String],
+                                    correlationId: UUID) async throws -> MSALAuthorizationCodeFlow {
+        try Scopes.validate(scopes, correlationId: correlationId)
+        try EngineSettings.validateWebRedirectUri(redirectUri, correlationId: correlationId)
+        if let responseMode, !["query", "form_post"].contains(responseMode) {
+            throw MSALErrorInfo.invalidParameter("responseMode must be query or form_post.", correlationId: correlationId)
+        }
+        let resolved = try await resolver.resolve(settings.authority.descriptor, knownAuthorities: settings.knownAuthorities,
+                                                  http: http, correlationId: correlationId, timeout: settings.http.timeout)
+        let verifier = PKCE.makeVerifier()
+        let request = AuthorizationRequest(
+            authorizationEndpoint: resolved.metadata.authorizationEndpoint, clientId: settings.clientId, scopes: scopes,
+            state: OAuthRandom.state(), nonce: OAuthRandom.nonce(), codeVerifier: verifier,
+            codeChallenge: PKCE.challenge(for: verifier), prompt: prompt, loginHint: loginHint, domainHint: domainHint,
+            claims: ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: nil),
+            responseMode: responseMode,
+            extraQueryParameters: settings.extraQueryParameters.merging(extra, uniquingKeysWith: { $1 }),
+            correlationId: correlationId, instanceAware: false)
+        return MSALAuthorizationCodeFlow(authorizationURL: request.url(redirectUri: redirectUri), state: request.state,
+                                         nonce: request.nonce, codeVerifier: verifier, redirectUri: redirectUri,
+                                         scopes: scopes)
+    }
+
+    /// Checks the redirect's parameters against `flow` (state first), redeems the code with the app's credential and
+    /// the PKCE verifier, validates the id token (nonce included) and stores the tokens for silent calls.
+    func acquireToken(byAuthorizationCodeFlow flow: MSALAuthorizationCodeFlow, response: [String: String],
+                      correlationId: UUID) async throws -> MSALResult {
+        let resolved = try await resolver.resolve(settings.authority.descriptor, knownAuthorities: settings.knownAuthorities,
+                                                  http: http, correlationId: correlationId, timeout: settings.http.timeout)
+        let request = AuthorizationRequest(
+            authorizationEndpoint: resolved.metadata.authorizationEndpoint, clientId: settings.clientId, scopes: flow.scopes,
+            state: flow.state, nonce: flow.nonce, codeVerifier: flow.codeVerifier,
+            codeChallenge: PKCE.challenge(for: flow.codeVerifier), prompt: .default, loginHint: nil, domainHint: nil,
+            claims: ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: nil), responseMode: nil,
+            extraQueryParameters: [:], correlationId: correlationId, instanceAware: false)
+        guard case .code(let code, _) = try request.read(MSALWebAuthenticationResponse(redirectUri: flow.redirectUri, parameters: response)) else {
+            throw MSALErrorInfo.internal(.internalErrorUnexpected, "Unexpected authorization outcome.", correlationId: correlationId)
+        }
+        let endpoint = resolved.metadata.tokenEndpoint
+        let authentication = try await clientAuthentication(tokenEndpoint: endpoint, descriptor: resolved.descriptor,
+                                                            correlationId: correlationId)
+        let tokenResponse = try await TokenEndpointClient(context: requestContext(correlationId)).post(
+            endpoint, parameters: request.tokenParameters(code: code, redirectUri: flow.redirectUri) + authentication)
+        let handler = TokenResponseHandler(
+            clientId: settings.clientId, resolved: resolved, requestedScopes: flow.scopes, nonce: flow.nonce,
+            knownHomeAccountId: nil,
+            signature: try await signatureCheck(for: tokenResponse, resolved: resolved, correlationId: correlationId),
+            requiresIdToken: true, now: clock.now(), correlationId: correlationId, log: log(correlationId))
+        let handled = try handler.handle(tokenResponse, accountSource: "authorization_code", replacingRefreshTokenKey: nil)
+        let descriptor = settings.authority.descriptor
+        let authority = descriptor.kind == .aad && descriptor.tenantKind != .specific
+            ? MSALAuthority.make(descriptor.withTenant(handled.realm)) : settings.authority
+        return try persistAndMakeResult(handled, authority: authority, knownAccount: nil, correlationId: correlationId)
+    }
+}
+
+extension EngineSettings {
+    /// A web app's redirect URI: absolute https, or http on a loopback host; no fragment.
+    static func validateWebRedirectUri(_ uri: String, correlationId: UUID) throws {
+        do {
+            try validateRedirectUri(uri)
+        } catch var error as MSALErrorInfo {
+            error.correlationId = correlationId
+            throw error
+        }
+        guard let scheme = URLComponents(string: uri)?.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+            throw MSALErrorInfo.internal(.internalErrorInvalidRedirectURI, "A web app's redirect URI must be https.",
+                                         correlationId: correlationId)
+        }
+    }
+}
