@@ -99,6 +99,17 @@ public final class MSALManagedIdentityApplication: Sendable {
             timeout: configuration.timeout > 0 ? configuration.timeout : 30, retry: retry, arcDirectory: arcDirectory)
     }
 
+    /// An application that tries once, with no retry (a probe: is a managed identity endpoint there at all?).
+    package static func probe(managedIdentity: MSALManagedIdentityId, configuration: MSALManagedIdentityConfig,
+                              platform: MSALPlatformServices) throws -> MSALManagedIdentityApplication {
+        try MSALManagedIdentityApplication(managedIdentity: managedIdentity, configuration: configuration, platform: platform,
+                                           retry: ManagedIdentityRetryPolicy(maxRetries: 0),
+                                           arcDirectory: AzureArcChallenge.linuxTokenDirectory)
+    }
+
+    /// Whether an HTTP status from a managed identity endpoint is one that is retried (the endpoint is busy).
+    package static func isRetryable(status: Int) -> Bool { ManagedIdentityRetryPolicy.isRetryable(status: status) }
+
     /// The source tokens come from in this environment.
     public var source: MSALManagedIdentitySource { engine.source }
 

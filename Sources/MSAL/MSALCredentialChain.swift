@@ -1,0 +1,198 @@
+public import Foundation
+
+/// A token for an app that runs in several places — a developer's machine, CI, a Kubernetes pod, an Azure VM —
+/// without code for each: the first credential that works, in this order (narrow it with `steps`):
+///
+/// 1. ``Step/environment``: `AZURE_TENANT_ID`, `AZURE_CLIENT_ID` and `AZURE_CLIENT_SECRET`, or
+///    `AZURE_CLIENT_CERTIFICATE_PATH` (a PEM file with the key and certificate), as a confidential client;
+/// 2. ``Step/workloadIdentity``: `AZURE_TENANT_ID`, `AZURE_CLIENT_ID` and `AZURE_FEDERATED_TOKEN_FILE`;
+/// 3. ``Step/managedIdentity``: the resource's managed identity (user-assigned when `AZURE_CLIENT_ID` is set),
+///    from the source the environment names; on the IMDS default a one-second probe first, so that a machine off
+///    Azure moves on at once;
+/// 4. ``Step/msalAccount``: the account signed in with the `msal` tool, silently, from its token cache
+///    (`MSAL_CLIENT_ID`, `MSAL_AUTHORITY`, `MSAL_CACHE`, `MSAL_ACCOUNT` as `msal` reads them).
+///
+/// ```swift
+/// let chain = MSALCredentialChain()
+/// let token = try await chain.token(scopes: ["https://management.azure.com/.default"])
+/// print(token.step)   // which credential answered
+/// ```
+///
+/// When every step fails, the error (``MSALInternalError/internalErrorInvalidParameter`` when none applied, else
+/// the last step's) says why each one was skipped. No secret appears in it.
+public struct MSALCredentialChain: Sendable {
+    /// A credential the chain tries.
+    public enum Step: String, Sendable, CaseIterable {
+        case environment
+        case workloadIdentity = "workload identity"
+        case managedIdentity = "managed identity"
+        case msalAccount = "msal account"
+    }
+
+    /// A token from the chain.
+    public struct Token: Sendable, CustomStringConvertible {
+        /// The access token.
+        public let accessToken: String
+        /// When it expires.
+        public let expiresOn: Date?
+        /// The step that answered.
+        public let step: Step
+        /// The value for the HTTP `Authorization` header.
+        public var authorizationHeader: String { "Bearer \(accessToken)" }
+        public var description: String { "MSALCredentialChain.Token(step: \(step.rawValue), accessToken: <redacted>)" }
+    }
+
+    let steps: [Step]
+    let environment: [String: String]
+    let httpClient: (any MSALHTTPClient)?
+    let authorityHost: String
+    let managedIdentityProbeTimeout: TimeInterval
+
+    /// A chain over `steps`, reading `environment`. `httpClient` nil selects the platform's transport;
+    /// `authorityHost` is the cloud of the confidential steps (`AZURE_AUTHORITY_HOST` when set).
+    public init(steps: [Step] = Step.allCases, environment: [String: String] = ProcessInfo.processInfo.environment,
+                httpClient: (any MSALHTTPClient)? = nil, authorityHost: String? = nil) {
+        self.init(steps: steps, environment: environment, httpClient: httpClient, authorityHost: authorityHost,
+                  managedIdentityProbeTimeout: 1)
+    }
+
+    init(steps: [Step], environment: [String: String], httpClient: (any MSALHTTPClient)?, authorityHost: String?,
+         managedIdentityProbeTimeout: TimeInterval) {
+        self.steps = steps
+        self.environment = environment
+        self.httpClient = httpClient
+        self.authorityHost = authorityHost ?? environment["AZURE_AUTHORITY_HOST"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? "https://login.microsoftonline.com"
+        self.managedIdentityProbeTimeout = managedIdentityProbeTimeout
+    }
+
+    /// A token for `scopes` (one resource's `/.default` for the app steps) from the first step that gives one.
+    public func token(scopes: [String]) async throws -> Token {
+        var reasons: [String] = []
+        var lastError: MSALErrorInfo?
+        for step in steps {
+            do {
+                if let token = try await attempt(step, scopes: scopes) { return token }
+            } catch let error as MSALErrorInfo {
+                lastError = error
+                reasons.append("\(step.rawValue): \(error.errorDescription)")
+                continue
+            } catch is CancellationError {
+                throw MSALErrorInfo.cancelled("The credential chain", correlationId: nil)
+            }
+        }
+        let summary = "No credential in the chain gave a token. " + reasons.joined(separator: "; ")
+        var error = lastError ?? MSALErrorInfo.invalidParameter(summary)
+        error.errorDescription = summary
+        throw error
+    }
+
+    private func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+
+    private func skipped(_ why: String) -> MSALErrorInfo { MSALErrorInfo.invalidParameter(why) }
+
+    /// The step's token; throws why it did not apply or failed.
+    private func attempt(_ step: Step, scopes: [String]) async throws -> Token? {
+        switch step {
+        case .environment:
+            guard let tenant = value("AZURE_TENANT_ID"), let clientId = value("AZURE_CLIENT_ID") else {
+                throw skipped("AZURE_TENANT_ID and AZURE_CLIENT_ID are not both set.")
+            }
+            let credential: MSALClientCredential
+            if let secret = value("AZURE_CLIENT_SECRET") {
+                credential = .secret(secret)
+            } else if let path = value("AZURE_CLIENT_CERTIFICATE_PATH") {
+                guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    throw skipped("AZURE_CLIENT_CERTIFICATE_PATH names a file that cannot be read (\(path)).")
+                }
+                credential = .certificate(try MSALCertificateCredential(pem: pem))
+            } else {
+                throw skipped("neither AZURE_CLIENT_SECRET nor AZURE_CLIENT_CERTIFICATE_PATH is set.")
+            }
+            return try await appToken(tenant: tenant, clientId: clientId, credential: credential, scopes: scopes, step: step)
+        case .workloadIdentity:
+            guard let tenant = value("AZURE_TENANT_ID"), let clientId = value("AZURE_CLIENT_ID"),
+                  let file = value("AZURE_FEDERATED_TOKEN_FILE") else {
+                throw skipped("AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_FEDERATED_TOKEN_FILE are not all set.")
+            }
+            return try await appToken(tenant: tenant, clientId: clientId,
+                                      credential: .workloadIdentity(tokenFile: file, environment: environment),
+                                      scopes: scopes, step: step)
+        case .managedIdentity:
+            return try await managedIdentityToken(scopes: scopes)
+        case .msalAccount:
+            return try await msalAccountToken(scopes: scopes)
+        }
+    }
+
+    private func appToken(tenant: String, clientId: String, credential: MSALClientCredential, scopes: [String],
+                          step: Step) async throws -> Token {
+        guard let url = URL(string: "\(authorityHost.trimmingCharacters(in: CharacterSet(charactersIn: "/")))/\(tenant)") else {
+            throw skipped("the authority for tenant \(tenant) is not a URL.")
+        }
+        let config = MSALConfidentialClientApplicationConfig(clientId: clientId, clientCredential: credential,
+                                                             authority: try MSALAuthority(url: url))
+        config.httpClient = httpClient
+        let app = try MSALConfidentialClientApplication(configuration: config)
+        let result = try await app.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: scopes))
+        return Token(accessToken: result.accessToken, expiresOn: result.expiresOn, step: step)
+    }
+
+    private func managedIdentityToken(scopes: [String]) async throws -> Token {
+        guard let parameters = MSALManagedIdentityParameters(scopes: scopes) else {
+            throw skipped("managed identity needs a single /.default scope.")
+        }
+        let identity: MSALManagedIdentityId = value("AZURE_CLIENT_ID").map { .userAssignedClientId($0) } ?? .systemAssigned
+        let config = MSALManagedIdentityConfig()
+        config.httpClient = httpClient
+        config.environment = environment
+        let app = try MSALManagedIdentityApplication(managedIdentity: identity, configuration: config)
+        if app.source == .imds {
+            // Off Azure nothing answers at the IMDS address: probe with a short timeout and no retries first.
+            let probe = MSALManagedIdentityConfig()
+            probe.httpClient = httpClient
+            probe.environment = environment
+            probe.timeout = managedIdentityProbeTimeout
+            let prober = try MSALManagedIdentityApplication.probe(
+                managedIdentity: identity, configuration: probe,
+                platform: MSALPlatformServices(httpClient: httpClient ?? DeferredHTTPClient()))
+            do {
+                let result = try await prober.acquireTokenForManagedIdentity(with: parameters)
+                return Token(accessToken: result.accessToken, expiresOn: result.expiresOn, step: .managedIdentity)
+            } catch let error as MSALErrorInfo where error.httpStatusCode == nil {
+                throw skipped("no managed identity endpoint answered at the instance metadata address "
+                              + "within \(Int(managedIdentityProbeTimeout)) s.")
+            } catch let error as MSALErrorInfo
+                        where !MSALManagedIdentityApplication.isRetryable(status: error.httpStatusCode ?? 0) {
+                throw error
+            }
+        }
+        let result = try await app.acquireTokenForManagedIdentity(with: parameters)
+        return Token(accessToken: result.accessToken, expiresOn: result.expiresOn, step: .managedIdentity)
+    }
+
+    private func msalAccountToken(scopes: [String]) async throws -> Token {
+        guard let clientId = value("MSAL_CLIENT_ID") else {
+            throw skipped("MSAL_CLIENT_ID is not set (the msal tool's application).")
+        }
+        let authority = value("MSAL_AUTHORITY") ?? "https://login.microsoftonline.com/common"
+        guard let url = URL(string: authority) else { throw skipped("MSAL_AUTHORITY is not a URL.") }
+        let config = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: nil, authority: try MSALAuthority(url: url))
+        config.httpClient = httpClient
+        let file = value("MSAL_CACHE").map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
+            ?? MSALFileTokenCacheStorage.defaultFileURL()
+        config.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: file)
+        let app = try MSALPublicClientApplication(configuration: config)
+        let accounts = try app.allAccounts()
+        let wanted = value("MSAL_ACCOUNT")
+        let matching = wanted.map { name in
+            accounts.filter { $0.username?.caseInsensitiveCompare(name) == .orderedSame || $0.identifier == name }
+        } ?? accounts
+        guard matching.count == 1, let account = matching.first else {
+            throw skipped(matching.isEmpty ? "no account is signed in with the msal tool (msal login)."
+                                           : "several accounts are signed in; set MSAL_ACCOUNT.")
+        }
+        let result = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: scopes, account: account))
+        return Token(accessToken: result.accessToken, expiresOn: result.expiresOn, step: .msalAccount)
+    }
+}
