@@ -276,7 +276,13 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALEmulatorTests",
-            dependencies: ["MSALEmulator"],
+            dependencies: [
+                "MSALEmulator",
+                // Client certificates and signed client assertions made by the tests.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Code written for MSAL for iOS/macOS (the seeds' tutorials), compiled in Swift 5 language mode.

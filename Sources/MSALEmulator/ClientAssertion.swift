@@ -211,7 +211,7 @@ extension EntraError {
 }
 
 /// A compact JWS split into its parts; nothing is verified here.
-struct ParsedJWT: @unchecked Sendable {
+struct ParsedJWT {
     let header: [String: Any]
     let claims: [String: Any]
     let signature: Data

@@ -36,7 +36,11 @@ struct EntraError: Error, Sendable {
         ]
         if let suberror { body["suberror"] = suberror }
         var headers: [(String, String)] = [("client-request-id", correlationId), ("x-ms-request-id", traceId)]
-        if status == 401 { headers.append(("WWW-Authenticate", "Basic realm=\"emulator\"")) }
+        // RFC 6749 §5.2: the Basic challenge answers a client that authenticated with the Authorization header;
+        // clients that post their credentials in the form get the 401 and the JSON alone.
+        if status == 401, request.headers["authorization"]?.lowercased().hasPrefix("basic ") == true {
+            headers.append(("WWW-Authenticate", "Basic realm=\"emulator\""))
+        }
         return .json(body, status: status, headers: headers)
     }
 
