@@ -29,8 +29,8 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     /// The tenant, app and user the ``EmulatorConfiguration/default`` set-up advertises to clients.
     public var defaults: Defaults
     /// Whether a client assertion whose `jti` was already accepted for the same app is refused until it expires
-    /// (default `true`). MSAL for Python reuses one signed assertion for up to nine minutes, which Entra ID
-    /// accepts: set `false` for apps that make several token requests with one MSAL for Python application object.
+    /// (default `false`, as Entra ID: MSAL for Python reuses one signed assertion for up to nine minutes). Set
+    /// `true` to check that a client makes a fresh assertion for every request.
     public var rejectsReplayedClientAssertions: Bool
 
     /// What clients should use when they have no other configuration.
@@ -56,7 +56,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     public init(
         tenants: [EmulatedTenant], users: [EmulatedUser], applications: [EmulatedApplication], apis: [EmulatedAPI],
         lifetimes: TokenLifetimes = TokenLifetimes(), faults: [FaultRule] = [], autoApproveUsername: String? = nil,
-        httpsPort: Int = 0, httpPort: Int = 0, defaults: Defaults, rejectsReplayedClientAssertions: Bool = true
+        httpsPort: Int = 0, httpPort: Int = 0, defaults: Defaults, rejectsReplayedClientAssertions: Bool = false
     ) {
         self.tenants = tenants
         self.users = users
@@ -90,7 +90,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         httpsPort = try c.decodeIfPresent(Int.self, forKey: .httpsPort) ?? 0
         httpPort = try c.decodeIfPresent(Int.self, forKey: .httpPort) ?? 0
         defaults = try c.decodeIfPresent(Defaults.self, forKey: .defaults) ?? base.defaults
-        rejectsReplayedClientAssertions = try c.decodeIfPresent(Bool.self, forKey: .rejectsReplayedClientAssertions) ?? true
+        rejectsReplayedClientAssertions = try c.decodeIfPresent(Bool.self, forKey: .rejectsReplayedClientAssertions) ?? false
     }
 
     /// Loads a JSON configuration file.
