@@ -14,6 +14,11 @@ struct AppTokenOptions: ParsableArguments {
                                + "the certificate; env MSAL_CLIENT_CERTIFICATE).", valueName: "file"))
     var certificate: String?
 
+    @Option(name: .customLong("managed-identity"),
+            help: ArgumentHelp("Get a token for this machine's managed identity: `system`, a user-assigned identity's "
+                               + "client id, `object:<id>` or `resource:<id>`.", valueName: "identity"))
+    var managedIdentity: String?
+
     private func env(_ name: String) -> String? {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -25,9 +30,21 @@ struct AppTokenOptions: ParsableArguments {
     var isRequested: Bool { resolvedSecret != nil || resolvedCertificate != nil }
 
     func validate() throws {
-        if clientSecret != nil && certificate != nil {
-            throw ValidationError("Give either --client-secret or --certificate, not both.")
+        if [clientSecret != nil, certificate != nil, managedIdentity != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("Give one of --client-secret, --certificate and --managed-identity.")
         }
+        if let managedIdentity, managedIdentityId == nil {
+            throw ValidationError("--managed-identity \"\(managedIdentity)\" is not `system`, a client id, `object:<id>` or `resource:<id>`.")
+        }
+    }
+
+    /// The identity `--managed-identity` names.
+    var managedIdentityId: MSALManagedIdentityId? {
+        guard let value = managedIdentity?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if value.lowercased() == "system" { return .systemAssigned }
+        if value.hasPrefix("object:") { return value.count > 7 ? .userAssignedObjectId(String(value.dropFirst(7))) : nil }
+        if value.hasPrefix("resource:") { return value.count > 9 ? .userAssignedResourceId(String(value.dropFirst(9))) : nil }
+        return .userAssignedClientId(value)
     }
 
     /// The credential the options name.
@@ -48,6 +65,21 @@ struct AppTokenOptions: ParsableArguments {
 }
 
 extension ApplicationFactory {
+    /// A managed identity token for the resource of `--scopes` (one `/.default`), default Microsoft Graph.
+    func managedIdentityToken(_ identity: MSALManagedIdentityId, scopes: [String]?, forceRefresh: Bool) async throws
+        -> MSALAppTokenResult {
+        let scopes = scopes ?? ["https://graph.microsoft.com/.default"]
+        guard let parameters = MSALManagedIdentityParameters(scopes: scopes) else {
+            throw CLIError(message: "A managed identity token is for one resource: pass --scopes <resource>/.default.")
+        }
+        parameters.forceRefresh = forceRefresh
+        let configuration = MSALManagedIdentityConfig()
+        configuration.httpClient = try makeHTTPClient()
+        configuration.cacheStorage = cacheStorage()
+        let application = try MSALManagedIdentityApplication(managedIdentity: identity, configuration: configuration)
+        return try await application.acquireTokenForManagedIdentity(with: parameters)
+    }
+
     /// A confidential client application on the same authority, transport and cache file as the user commands.
     func makeConfidentialApplication(credential: MSALClientCredential) throws -> MSALConfidentialClientApplication {
         guard let clientId = options.resolvedClientId else {

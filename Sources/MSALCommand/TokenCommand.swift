@@ -14,7 +14,8 @@ struct TokenCommand: AsyncParsableCommand {
 
         With --client-secret or --certificate (or MSAL_CLIENT_SECRET / MSAL_CLIENT_CERTIFICATE), prints a token the \
         application gets as itself (client credentials) for --scopes, default https://graph.microsoft.com/.default; \
-        the authority must name a tenant. App tokens are cached in the same file, per tenant and scopes.
+        the authority must name a tenant. With --managed-identity, prints a token for the machine's managed identity \
+        (App Service, Arc, IMDS...) for the resource of --scopes. App tokens are cached in the same file.
 
         Examples:
           curl -H "Authorization: Bearer $(msal token)" https://graph.microsoft.com/v1.0/me
@@ -32,9 +33,15 @@ struct TokenCommand: AsyncParsableCommand {
     func run() async throws {
         try await CLI.run(options) {
             let factory = ApplicationFactory(options: options)
-            if app.isRequested {
-                let result = try await factory.appToken(credential: try app.credential(),
-                                                        scopes: options.explicitScopes, forceRefresh: forceRefresh)
+            if app.isRequested || app.managedIdentityId != nil {
+                let result: MSALAppTokenResult
+                if let identity = app.managedIdentityId {
+                    result = try await factory.managedIdentityToken(identity, scopes: options.explicitScopes,
+                                                                    forceRefresh: forceRefresh)
+                } else {
+                    result = try await factory.appToken(credential: try app.credential(), scopes: options.explicitScopes,
+                                                        forceRefresh: forceRefresh)
+                }
                 if options.wantsJSON {
                     CLI.out(CLI.jsonLine([
                         "access_token": result.accessToken, "token_type": "Bearer", "scopes": result.scopes,

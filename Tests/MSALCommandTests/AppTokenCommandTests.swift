@@ -1,0 +1,33 @@
+import Foundation
+import MSALEmulator
+import Testing
+
+/// `msal token` for app tokens through the built binary: a client secret (from the environment) against the
+/// emulator's daemon app, the cache, and errors without the secret.
+@Suite("msal token: app tokens", .serialized)
+struct AppTokenCommandTests {
+    @Test func aClientSecretGivesAnAppTokenThenACacheHit() async throws {
+        let setup = try await CommandLineTests.Setup.start()
+        defer { Task { await setup.emulator.stop() } }
+        let options = ["--authority", "\(setup.emulator.httpURL.absoluteString)/\(EmulatorConfiguration.demoTenantId)",
+                       "--client-id", EmulatorConfiguration.daemonClientId, "--cache", setup.cache.path,
+                       "--scopes", "https://graph.microsoft.com/.default", "--json"]
+        let first = try await setup.runner.run(["token"] + options, environment: ["MSAL_CLIENT_SECRET": "daemon-secret"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let object = try #require(try first.json() as? [String: Any])
+        #expect(object["token_source"] as? String == "identity_provider")
+        #expect(object["tenant_id"] as? String == EmulatorConfiguration.demoTenantId)
+        let token = try #require(object["access_token"] as? String)
+        #expect(!first.stderr.contains(token))
+        let second = try await setup.runner.run(["token"] + options, environment: ["MSAL_CLIENT_SECRET": "daemon-secret"])
+        #expect((try second.json() as? [String: Any])?["token_source"] as? String == "cache")
+        #expect(try setup.cachedSecrets().contains(token))
+
+        let wrong = try await setup.runner.run(["token", "--client-secret", "wrong-secret-value"] + options + ["--force-refresh"])
+        #expect(wrong.status != 0)
+        #expect(!wrong.stderr.contains("wrong-secret-value"))
+        #expect(wrong.stderr.contains("invalid_client") || wrong.stderr.contains("7000215"))
+        let both = try await setup.runner.run(["token", "--client-secret", "x", "--managed-identity", "system"] + options)
+        #expect(both.status == 64)
+    }
+}
