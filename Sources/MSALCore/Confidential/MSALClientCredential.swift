@@ -1,6 +1,6 @@
 public import Foundation
 
-/// What a client assertion is made for: handed to a ``MSALClientCredential/assertion(_:)`` provider each time a
+/// What a client assertion is made for: handed to a `MSALClientCredential.assertion` provider each time a
 /// confidential client needs one.
 public struct MSALClientAssertionRequest: Sendable {
     /// The application (client) id: the assertion's `iss` and `sub`.

@@ -49,7 +49,7 @@ public final class MSALConfidentialClientApplication: Sendable {
     /// Errors: ``MSALInternalError/internalErrorInvalidParameter`` for missing scopes or an authority without a
     /// tenant; the provider's `invalid_client` (a wrong secret, certificate or assertion), `unauthorized_client`,
     /// `invalid_scope` and AADSTS codes as ``MSALErrorInfo`` with ``MSALErrorInfo/oauthError`` and
-    /// ``MSALErrorInfo/errorCodes``; throttling as ``MSALError/serverError`` with the HTTP status.
+    /// ``MSALErrorInfo/stsErrorCodes``; throttling as ``MSALError/serverError`` with the HTTP status.
     public func acquireTokenForClient(with parameters: MSALClientCredentialParameters) async throws -> MSALAppTokenResult {
         let request = parameters.request()
         if let hit = engine.appTokenCacheHit(request) { return hit }
