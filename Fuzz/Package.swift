@@ -16,6 +16,8 @@ let fuzzTargets: [(name: String, harness: String)] = [
     ("authorization-response", "FuzzHarness"),
     ("discovery", "FuzzHarness"),
     ("emulator", "FuzzHarness"),
+    ("managed-identity", "FuzzHarness"),
+    ("certificate-pem", "FuzzHarness"),
     ("loopback", "FuzzLoopback"),
 ]
 
@@ -33,6 +35,7 @@ let package = Package(
             name: "FuzzHarness",
             dependencies: [
                 .product(name: "MSALCore", package: "msal-swift"),
+                .product(name: "MSALCertificates", package: "msal-swift"),
                 .product(name: "MSALEmulator", package: "msal-swift"),
                 .product(name: "MSALLoopback", package: "msal-swift"),
             ],

@@ -55,6 +55,8 @@ public enum FuzzHarnesses {
         "device-code": ProtocolFuzzing.deviceCode,
         "authorization-response": ProtocolFuzzing.authorizationResponse,
         "discovery": ProtocolFuzzing.discovery,
+        "managed-identity": ConfidentialFuzzing.managedIdentity,
+        "certificate-pem": ConfidentialFuzzing.certificatePEM,
     ]
 
     /// The targets that drive an actor (the emulator core).
