@@ -34,6 +34,7 @@ let package = Package(
         // The seeds' sample apps as console programs (Examples/).
         .executable(name: "tutorial-graph", targets: ["tutorial-graph"]),
         .executable(name: "tutorial-b2c", targets: ["tutorial-b2c"]),
+        .executable(name: "daemon", targets: ["daemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -237,6 +238,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/TutorialB2C",
+            swiftSettings: swiftSettings
+        ),
+        // A daemon: client credentials with a certificate, Graph /v1.0/users (on the emulator by default).
+        .executableTarget(
+            name: "daemon",
+            dependencies: [
+                "MSAL", "MSALEmulator", "MSALSamples",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Examples/Daemon",
             swiftSettings: swiftSettings
         ),
         .testTarget(

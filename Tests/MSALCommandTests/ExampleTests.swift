@@ -61,3 +61,27 @@ struct ExampleTests {
         #expect(GraphURL.url(endpoint: "http://127.0.0.1:1/v1.0", path: "me")?.absoluteString == "http://127.0.0.1:1/v1.0/me")
     }
 }
+
+@Suite("Daemon example against the emulator")
+struct DaemonExampleTests {
+    @Test func theDaemonListsUsersWithAnAppTokenAndThenHitsTheCache() async throws {
+        let emulator = try await IdentityEmulator.start(EmulatorConfiguration.default)
+        defer { Task { await emulator.stop() } }
+        let lines = LockedLines()
+        let settings = DaemonSettings(
+            clientId: EmulatorConfiguration.daemonClientId,
+            authority: "\(emulator.httpURL.absoluteString)/\(EmulatorConfiguration.demoTenantId)",
+            credential: .secret("daemon-secret"), graphEndpoint: emulator.httpURL.absoluteString,
+            cacheStorage: MSALInMemoryTokenCacheStorage())
+        let names = try await DaemonTutorial(settings: settings, log: { lines.append($0) }).run()
+        #expect(names.contains(emulator.username))
+        #expect(lines.all.last?.contains("from the cache") == true)
+    }
+}
+
+final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+}
