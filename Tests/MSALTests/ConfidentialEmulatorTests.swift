@@ -135,6 +135,50 @@ struct ConfidentialEmulatorTests {
         #expect(String(decoding: lastBody, as: UTF8.self).contains("grant_type=refresh_token"))
     }
 
+    @Test func theMiddleTierValidatesTheIncomingToken() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { await emulator.stop() } }
+        let publicConfig = MSALPublicClientApplicationConfig(
+            clientId: emulator.clientId, redirectUri: "http://localhost",
+            authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
+        publicConfig.httpClient = CountingHTTPClient()
+        publicConfig.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
+        let client = try MSALPublicClientApplication(configuration: publicConfig)
+        let webview = MSALWebviewParameters()
+        webview.webAuthenticator = EmulatorAutoApproveAuthenticator()
+        let api = "api://\(EmulatorConfiguration.middleTierClientId)"
+        let user = try await client.acquireToken(with: MSALInteractiveTokenParameters(
+            scopes: ["\(api)/access_as_user"], webviewParameters: webview))
+        let middle = try makeApp(emulator, clientId: EmulatorConfiguration.middleTierClientId,
+                                 credential: .secret("middle-tier-secret"), http: CountingHTTPClient())
+        let audiences = [EmulatorConfiguration.middleTierClientId, api]
+        let valid = try await middle.validateAccessToken(user.accessToken, audiences: audiences,
+                                                         requiredScopes: ["access_as_user"])
+        #expect(valid.username == emulator.username)
+        #expect(valid.scopes.contains("access_as_user"))
+        #expect(!valid.isAppToken)
+        func refused(_ token: String, audiences: [String] = audiences, scopes: [String] = ["access_as_user"],
+                     because reason: String) async {
+            await #expect { try await middle.validateAccessToken(token, audiences: audiences, requiredScopes: scopes) } throws: { error in
+                let info = error as? MSALErrorInfo
+                return info?.internalCode == .internalErrorInvalidParameter && info?.errorDescription.contains(reason) == true
+                    && !(info?.errorDescription.contains(token) ?? true)
+            }
+        }
+        await refused(user.accessToken, scopes: ["Files.ReadWrite"], because: "does not carry the scope")
+        await refused(user.accessToken, audiences: ["api://someone-else"], because: "another audience")
+        let parts = user.accessToken.split(separator: ".")
+        await refused("\(parts[0]).\(parts[1]).\(String(parts[2].reversed()))", because: "signature")
+        await refused("not-a-jwt", because: "not a JWT")
+        emulator.clock.advance(by: 7200)
+        let clock = TestClock(Date().addingTimeInterval(7200))
+        let later = try makeApp(emulator, clientId: EmulatorConfiguration.middleTierClientId,
+                                credential: .secret("middle-tier-secret"), http: CountingHTTPClient(), clock: clock)
+        await #expect { try await later.validateAccessToken(user.accessToken, audiences: audiences) } throws: { error in
+            (error as? MSALErrorInfo)?.errorDescription.contains("expired") == true
+        }
+    }
+
     @Test func anAppTokenIsNoAssertionForOnBehalfOf() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
