@@ -35,6 +35,7 @@ let package = Package(
         .executable(name: "tutorial-graph", targets: ["tutorial-graph"]),
         .executable(name: "tutorial-b2c", targets: ["tutorial-b2c"]),
         .executable(name: "daemon", targets: ["daemon"]),
+        .executable(name: "on-behalf-of", targets: ["on-behalf-of"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -252,6 +253,18 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             path: "Examples/Daemon",
+            swiftSettings: swiftSettings
+        ),
+        // A middle-tier web API (Hummingbird): validates its caller's token, calls Graph on the caller's behalf.
+        .executableTarget(
+            name: "on-behalf-of",
+            dependencies: [
+                "MSAL", "MSALEmulator", "MSALSamples", "MSALTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/OnBehalfOf",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -31,3 +31,30 @@ struct AppTokenCommandTests {
         #expect(both.status == 64)
     }
 }
+
+/// The server-side examples through their built binaries, on the embedded emulator.
+@Suite("Server-side examples", .serialized)
+struct ServerExampleTests {
+    func sibling(_ name: String) throws -> CommandRunner {
+        let msal = try CommandRunner.locateBinary()
+        return CommandRunner(binary: msal.deletingLastPathComponent().appendingPathComponent(name),
+                             home: try CommandRunner().home)
+    }
+
+    @Test func theDaemonRunsOnTheEmulator() async throws {
+        let output = try await sibling("daemon").run([])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("Graph /v1.0/users lists"))
+        #expect(output.stdout.contains("answered from the cache"))
+        #expect(!output.stdout.contains("eyJ") && !output.stderr.contains("eyJ"))
+    }
+
+    @Test func theMiddleTierAPICallsGraphOnBehalfOfItsCaller() async throws {
+        let output = try await sibling("on-behalf-of").run([])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("without a valid token: HTTP 401"))
+        #expect(output.stdout.contains("\"calledOnBehalfOf\" : \"adele@contoso.onmicrosoft.com\""))
+        #expect(output.stdout.contains("GET /api/me (2): HTTP 200"))
+        #expect(!output.stdout.contains("eyJ") && !output.stderr.contains("eyJ"))
+    }
+}
