@@ -36,6 +36,7 @@ let package = Package(
         .executable(name: "tutorial-b2c", targets: ["tutorial-b2c"]),
         .executable(name: "daemon", targets: ["daemon"]),
         .executable(name: "on-behalf-of", targets: ["on-behalf-of"]),
+        .executable(name: "web-app", targets: ["web-app"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -267,6 +268,27 @@ let package = Package(
             path: "Examples/OnBehalfOf",
             swiftSettings: swiftSettings
         ),
+        // The tutorial as a web app (Hummingbird): sign-in with the authorization code flow, Graph /me, sign-out.
+        .target(
+            name: "WebAppKit",
+            dependencies: [
+                "MSAL", "MSALSamples",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/WebApp/Kit",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "web-app",
+            dependencies: [
+                "MSAL", "MSALEmulator", "WebAppKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Examples/WebApp/Main",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MSALTests",
             dependencies: [
@@ -288,7 +310,7 @@ let package = Package(
         // The loopback listener against real sockets, and sign-in end to end with a real headless Chromium.
         .testTarget(
             name: "MSALBrowserTests",
-            dependencies: ["MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALTesting"],
+            dependencies: ["MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALTesting", "WebAppKit"],
             swiftSettings: swiftSettings
         ),
         // The HTTP transports and the redirect policy against real servers on 127.0.0.1.
