@@ -104,8 +104,8 @@ actor EmulatorCore {
     let federatedKeys: SigningKeys
     /// The secret App Service requests must carry in `X-IDENTITY-HEADER`.
     let identityHeader: String
-    /// Where Azure Arc challenge key files are written.
-    let arcTokenDirectory: URL
+    /// Where Azure Arc challenge key files are written (none: Arc cannot challenge).
+    let arcTokenDirectory: URL?
     /// Current Azure Arc challenge keys: key → its file and expiry.
     var arcKeys: [String: (path: String, expiresAt: Date)] = [:]
     /// The ports of the emulator's listeners, to recognise its own issuer URLs.
@@ -114,15 +114,17 @@ actor EmulatorCore {
     static let sessionCookie = "ESTSAUTH"
     static let maxEntries = 20_000
 
+    /// A core. Without `federatedKeys` the federated issuer signs with `keys`; without an identity header App Service
+    /// requests are refused; without a token directory Azure Arc answers 500 (as cores made by tests need neither).
     init(
-        config: EmulatorConfiguration, keys: SigningKeys, clock: EmulatorClock, faults: FaultTable, federatedKeys: SigningKeys,
-        identityHeader: String, arcTokenDirectory: URL
+        config: EmulatorConfiguration, keys: SigningKeys, clock: EmulatorClock, faults: FaultTable, federatedKeys: SigningKeys? = nil,
+        identityHeader: String = "", arcTokenDirectory: URL? = nil
     ) {
         self.config = config
         self.keys = keys
         self.clock = clock
         self.faults = faults
-        self.federatedKeys = federatedKeys
+        self.federatedKeys = federatedKeys ?? keys
         self.identityHeader = identityHeader
         self.arcTokenDirectory = arcTokenDirectory
     }
