@@ -21,7 +21,8 @@ def mint(emulator, subject):
 
 def daemon(emulator, http_client, token):
     return msal.ConfidentialClientApplication(
-        emulator["daemonClientId"], client_credential={"client_assertion": token}, authority=emulator["authority"],
+        # A callable, as a projected token file is read again whenever MSAL needs an assertion.
+        emulator["daemonClientId"], client_credential={"client_assertion": lambda: token}, authority=emulator["authority"],
         instance_discovery=False, http_client=http_client,
     )
 
