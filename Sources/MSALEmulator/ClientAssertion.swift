@@ -5,7 +5,7 @@ import _CryptoExtras
 
 /// How a client proved who it is at the token endpoint.
 struct ClientAuthentication: Sendable {
-    enum Method: Sendable { case none, secret, certificate }
+    enum Method: Sendable { case none, secret, certificate, federated }
     var app: EmulatedApplication
     var method: Method
 
@@ -14,7 +14,7 @@ struct ClientAuthentication: Sendable {
         switch method {
         case .none: "0"
         case .secret: "1"
-        case .certificate: "2"
+        case .certificate, .federated: "2"
         }
     }
 }
@@ -27,7 +27,8 @@ extension EmulatorCore {
     static let assertionMaxLifetime: TimeInterval = 86_400
 
     /// Identifies the app and checks its credential: public clients must send none, confidential clients a
-    /// `client_secret` (form or HTTP Basic) or a `client_assertion` (a JWT signed with a registered certificate).
+    /// `client_secret` (form or HTTP Basic) or a `client_assertion` (a JWT signed with a registered certificate, or
+    /// a token of an issuer one of its federated credentials trusts).
     func authenticateClient(_ request: EmulatorRequest, context: TenantContext) throws(EntraError) -> ClientAuthentication {
         var clientId = request.form["client_id"]
         var secret = request.form["client_secret"]
@@ -63,6 +64,10 @@ extension EmulatorCore {
             guard let type = request.form["client_assertion_type"] else { throw EntraError.missing("client_assertion_type") }
             guard type == EmulatorCore.jwtBearerAssertionType else {
                 throw EntraError(error: "invalid_request", code: 50027, message: "Invalid JWT token. The client_assertion_type must be '\(EmulatorCore.jwtBearerAssertionType)'.")
+            }
+            if let parsed = try? ParsedJWT(assertion), EmulatorCore.isFederatedAssertion(parsed, clientId: app.clientId) {
+                try verifyFederatedAssertion(assertion, parsed, app: app)
+                return ClientAuthentication(app: app, method: .federated)
             }
             try verifyClientAssertion(assertion, app: app, request: request, context: context)
             return ClientAuthentication(app: app, method: .certificate)

@@ -20,10 +20,7 @@ extension EmulatorCore {
         }
         let resource = try clientCredentialsResource(request.form["scope"], tenant: tenant)
         let app = client.app
-        let roles = app.applicationPermissions.compactMap { permission -> String? in
-            let (resourceName, role) = RequestedScopes.split(permission)
-            return resource.names.contains(resourceName.lowercased()) && !role.isEmpty ? role : nil
-        }
+        let roles = EmulatorCore.roles(app.applicationPermissions, on: resource)
         let iat = Int(now.timeIntervalSince1970)
         let lifetime = config.lifetimes.accessToken
         let servicePrincipal = servicePrincipalId(clientId: app.clientId, tenantId: tenant.id)

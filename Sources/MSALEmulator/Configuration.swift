@@ -32,6 +32,14 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     /// (default `false`, as Entra ID: MSAL for Python reuses one signed assertion for up to nine minutes). Set
     /// `true` to check that a client makes a fresh assertion for every request.
     public var rejectsReplayedClientAssertions: Bool
+    /// Azure managed identities the emulator serves tokens for (App Service, IMDS and Azure Arc endpoints).
+    public var managedIdentities: [EmulatedManagedIdentity]
+    /// The secret App Service puts in `IDENTITY_HEADER`, which every request to `/msi/token` must repeat in
+    /// `X-IDENTITY-HEADER`. `nil`: a random value made at start (``IdentityEmulator/identityHeader``).
+    public var identityHeader: String?
+    /// Where the Azure Arc endpoint writes its challenge key files (created with mode 0700 when missing).
+    /// `nil`: a new temporary directory made at start (``IdentityEmulator/arcTokenDirectory``).
+    public var arcTokenDirectory: String?
 
     /// What clients should use when they have no other configuration.
     public struct Defaults: Codable, Sendable, Equatable {
@@ -56,7 +64,8 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     public init(
         tenants: [EmulatedTenant], users: [EmulatedUser], applications: [EmulatedApplication], apis: [EmulatedAPI],
         lifetimes: TokenLifetimes = TokenLifetimes(), faults: [FaultRule] = [], autoApproveUsername: String? = nil,
-        httpsPort: Int = 0, httpPort: Int = 0, defaults: Defaults, rejectsReplayedClientAssertions: Bool = false
+        httpsPort: Int = 0, httpPort: Int = 0, defaults: Defaults, rejectsReplayedClientAssertions: Bool = false,
+        managedIdentities: [EmulatedManagedIdentity] = [], identityHeader: String? = nil, arcTokenDirectory: String? = nil
     ) {
         self.tenants = tenants
         self.users = users
@@ -69,11 +78,14 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         self.httpPort = httpPort
         self.defaults = defaults
         self.rejectsReplayedClientAssertions = rejectsReplayedClientAssertions
+        self.managedIdentities = managedIdentities
+        self.identityHeader = identityHeader
+        self.arcTokenDirectory = arcTokenDirectory
     }
 
     enum CodingKeys: String, CodingKey {
         case tenants, users, applications, apis, lifetimes, faults, autoApproveUsername, httpsPort, httpPort, defaults
-        case rejectsReplayedClientAssertions
+        case rejectsReplayedClientAssertions, managedIdentities, identityHeader, arcTokenDirectory
     }
 
     /// Decodes a configuration; absent fields keep the values of ``EmulatorConfiguration/default``.
@@ -91,6 +103,9 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         httpPort = try c.decodeIfPresent(Int.self, forKey: .httpPort) ?? 0
         defaults = try c.decodeIfPresent(Defaults.self, forKey: .defaults) ?? base.defaults
         rejectsReplayedClientAssertions = try c.decodeIfPresent(Bool.self, forKey: .rejectsReplayedClientAssertions) ?? false
+        managedIdentities = try c.decodeIfPresent([EmulatedManagedIdentity].self, forKey: .managedIdentities) ?? base.managedIdentities
+        identityHeader = try c.decodeIfPresent(String.self, forKey: .identityHeader)
+        arcTokenDirectory = try c.decodeIfPresent(String.self, forKey: .arcTokenDirectory)
     }
 
     /// Loads a JSON configuration file.
@@ -218,12 +233,15 @@ public struct EmulatedApplication: Codable, Sendable, Equatable {
     /// `"{resource}/{Role}"`, e.g. `"https://graph.microsoft.com/User.Read.All"`; they become the `roles` of the
     /// tokens the client credentials grant issues.
     public var applicationPermissions: [String]
+    /// Federated identity credentials (workload identity federation): a client assertion that is a token of one
+    /// of these issuers, for one of these subjects and audiences, authenticates the app.
+    public var federatedCredentials: [FederatedCredential]
 
     /// Creates an app registration.
     public init(
         clientId: String, displayName: String, isPublicClient: Bool = true, clientSecret: String? = nil,
         redirectURIs: [String], preConsentedScopes: [String] = [], familyId: String? = nil,
-        certificates: [String] = [], applicationPermissions: [String] = []
+        certificates: [String] = [], applicationPermissions: [String] = [], federatedCredentials: [FederatedCredential] = []
     ) {
         self.clientId = clientId
         self.displayName = displayName
@@ -234,23 +252,26 @@ public struct EmulatedApplication: Codable, Sendable, Equatable {
         self.familyId = familyId
         self.certificates = certificates
         self.applicationPermissions = applicationPermissions
+        self.federatedCredentials = federatedCredentials
     }
 
     enum CodingKeys: String, CodingKey {
         case clientId, displayName, isPublicClient, clientSecret, redirectURIs, preConsentedScopes, familyId
-        case certificates, applicationPermissions
+        case certificates, applicationPermissions, federatedCredentials
     }
 
     /// Decodes an app registration; only `clientId` is required. A confidential client needs no redirect URI
     /// (a daemon has none), so `redirectURIs` defaults to none, `isPublicClient` to `true` unless a secret or a
-    /// certificate is given.
+    /// certificate or a federated credential is given.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         clientId = try c.decode(String.self, forKey: .clientId)
         displayName = try c.decodeIfPresent(String.self, forKey: .displayName) ?? clientId
         clientSecret = try c.decodeIfPresent(String.self, forKey: .clientSecret)
         certificates = try c.decodeIfPresent([String].self, forKey: .certificates) ?? []
-        isPublicClient = try c.decodeIfPresent(Bool.self, forKey: .isPublicClient) ?? (clientSecret == nil && certificates.isEmpty)
+        federatedCredentials = try c.decodeIfPresent([FederatedCredential].self, forKey: .federatedCredentials) ?? []
+        isPublicClient = try c.decodeIfPresent(Bool.self, forKey: .isPublicClient)
+            ?? (clientSecret == nil && certificates.isEmpty && federatedCredentials.isEmpty)
         redirectURIs = try c.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
         preConsentedScopes = try c.decodeIfPresent([String].self, forKey: .preConsentedScopes) ?? []
         familyId = try c.decodeIfPresent(String.self, forKey: .familyId)
@@ -290,10 +311,12 @@ public struct TokenLifetimes: Codable, Sendable, Equatable {
     public var deviceCodeInterval: Int = 5
     /// Browser session (SSO cookie) lifetime.
     public var session: Int = 86_400
+    /// Lifetime of managed identity tokens (Azure issues them for about 24 hours).
+    public var managedIdentityToken: Int = 86_400
     /// Creates lifetimes.
     public init(
         accessToken: Int = 3600, idToken: Int = 3600, refreshToken: Int = 90 * 86_400, authorizationCode: Int = 600,
-        deviceCode: Int = 900, deviceCodeInterval: Int = 5, session: Int = 86_400
+        deviceCode: Int = 900, deviceCodeInterval: Int = 5, session: Int = 86_400, managedIdentityToken: Int = 86_400
     ) {
         self.accessToken = accessToken
         self.idToken = idToken
@@ -302,10 +325,11 @@ public struct TokenLifetimes: Codable, Sendable, Equatable {
         self.deviceCode = deviceCode
         self.deviceCodeInterval = deviceCodeInterval
         self.session = session
+        self.managedIdentityToken = managedIdentityToken
     }
 
     enum CodingKeys: String, CodingKey {
-        case accessToken, idToken, refreshToken, authorizationCode, deviceCode, deviceCodeInterval, session
+        case accessToken, idToken, refreshToken, authorizationCode, deviceCode, deviceCodeInterval, session, managedIdentityToken
     }
 
     /// Decodes lifetimes; absent fields keep their defaults.
@@ -319,5 +343,6 @@ public struct TokenLifetimes: Codable, Sendable, Equatable {
         deviceCode = try c.decodeIfPresent(Int.self, forKey: .deviceCode) ?? d.deviceCode
         deviceCodeInterval = try c.decodeIfPresent(Int.self, forKey: .deviceCodeInterval) ?? d.deviceCodeInterval
         session = try c.decodeIfPresent(Int.self, forKey: .session) ?? d.session
+        managedIdentityToken = try c.decodeIfPresent(Int.self, forKey: .managedIdentityToken) ?? d.managedIdentityToken
     }
 }

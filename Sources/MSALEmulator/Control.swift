@@ -8,6 +8,8 @@ extension EmulatorCore {
     /// - `POST /_emulator/refresh-tokens/revoke` revokes every refresh token;
     /// - `POST /_emulator/applications/{clientId}/certificates` (a PEM certificate as the body) registers a client
     ///   certificate and answers its thumbprints `{"x5t#S256": "...", "x5t": "..."}`;
+    /// - `POST /_emulator/federated-tokens` (JSON `{"subject": ..., "audience": ..., "lifetime": ...}`) mints a token
+    ///   of the emulator's federated issuer, for workload identity;
     /// - `GET /_emulator/config` returns the configuration.
     func control(_ path: [String], _ request: EmulatorRequest) throws -> EmulatorResponse {
         switch (request.method, path) {
@@ -42,6 +44,8 @@ extension EmulatorCore {
             } catch {
                 return .json(["error": "invalid_request", "error_description": error.description], status: 400)
             }
+        case ("POST", ["federated-tokens"]):
+            return try federatedTokenControl(request)
         case ("GET", ["config"]):
             let data = try JSONEncoder().encode(config)
             return EmulatorResponse(status: 200, headers: [("Content-Type", "application/json")], body: data)

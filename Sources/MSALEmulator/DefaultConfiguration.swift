@@ -31,7 +31,9 @@ extension EmulatorConfiguration {
     /// (``daemonClientId``, secret `daemon-secret`, application permission Graph `User.Read.All`), a middle-tier API
     /// (``middleTierClientId``, secret `middle-tier-secret`, exposing `api://{middleTierClientId}/access_as_user`,
     /// Graph `User.Read` consented for on-behalf-of calls; the demo public client has `access_as_user` consented)
-    /// and Microsoft Graph.
+    /// and Microsoft Graph. The daemon also trusts the emulator's federated issuer for the subject
+    /// ``daemonFederatedSubject`` (workload identity), and two managed identities are served
+    /// (``defaultManagedIdentities``: ``systemAssignedIdentityClientId`` and ``userAssignedIdentityClientId``).
     public static var `default`: EmulatorConfiguration {
         let graphUserRead = "\(graphResource)/User.Read"
         let middleTierAPI = "api://\(middleTierClientId)"
@@ -97,7 +99,10 @@ extension EmulatorConfiguration {
                 ),
                 EmulatedApplication(
                     clientId: daemonClientId, displayName: "Contoso Daemon", isPublicClient: false, clientSecret: "daemon-secret",
-                    redirectURIs: [], applicationPermissions: ["\(graphResource)/User.Read.All"]
+                    redirectURIs: [], applicationPermissions: ["\(graphResource)/User.Read.All"],
+                    federatedCredentials: [
+                        FederatedCredential(name: "kubernetes-daemon", issuer: emulatorFederatedIssuer, subject: daemonFederatedSubject),
+                    ]
                 ),
                 EmulatedApplication(
                     clientId: middleTierClientId, displayName: "Contoso Middle-Tier API", isPublicClient: false,
@@ -116,7 +121,8 @@ extension EmulatorConfiguration {
             defaults: Defaults(
                 tenant: "contoso.onmicrosoft.com", clientId: demoClientId,
                 username: "adele@contoso.onmicrosoft.com", scopes: ["User.Read"]
-            )
+            ),
+            managedIdentities: defaultManagedIdentities
         )
     }
 
@@ -172,6 +178,14 @@ public struct EmulatorConfigurationBuilder: Sendable {
         var copy = self
         copy.configuration.apis.removeAll { $0.identifier == api.identifier }
         copy.configuration.apis.append(api)
+        return copy
+    }
+
+    /// Adds (or replaces, by client id) a managed identity.
+    public func managedIdentity(_ identity: EmulatedManagedIdentity) -> Self {
+        var copy = self
+        copy.configuration.managedIdentities.removeAll { $0.clientId == identity.clientId }
+        copy.configuration.managedIdentities.append(identity)
         return copy
     }
 

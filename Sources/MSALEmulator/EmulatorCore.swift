@@ -100,15 +100,37 @@ actor EmulatorCore {
     var usedClientAssertions: [String: Date] = [:]
     /// Registered certificates parsed once, by PEM text.
     var certificateCache: [String: ClientCertificate] = [:]
+    /// The keys of the emulator's own federated (workload identity) issuer.
+    let federatedKeys: SigningKeys
+    /// The secret App Service requests must carry in `X-IDENTITY-HEADER`.
+    let identityHeader: String
+    /// Where Azure Arc challenge key files are written (none: Arc cannot challenge).
+    let arcTokenDirectory: URL?
+    /// Current Azure Arc challenge keys: key → its file and expiry.
+    var arcKeys: [String: (path: String, expiresAt: Date)] = [:]
+    /// The ports of the emulator's listeners, to recognise its own issuer URLs.
+    var listenerPorts: Set<Int> = []
 
     static let sessionCookie = "ESTSAUTH"
     static let maxEntries = 20_000
 
-    init(config: EmulatorConfiguration, keys: SigningKeys, clock: EmulatorClock, faults: FaultTable) {
+    /// A core. Without `federatedKeys` the federated issuer signs with `keys`; without an identity header App Service
+    /// requests are refused; without a token directory Azure Arc answers 500 (as cores made by tests need neither).
+    init(
+        config: EmulatorConfiguration, keys: SigningKeys, clock: EmulatorClock, faults: FaultTable, federatedKeys: SigningKeys? = nil,
+        identityHeader: String = "", arcTokenDirectory: URL? = nil
+    ) {
         self.config = config
         self.keys = keys
         self.clock = clock
         self.faults = faults
+        self.federatedKeys = federatedKeys ?? keys
+        self.identityHeader = identityHeader
+        self.arcTokenDirectory = arcTokenDirectory
+    }
+
+    func setListenerPorts(_ ports: Set<Int>) {
+        listenerPorts = ports
     }
 
     var now: Date { clock.now }

@@ -24,6 +24,8 @@ public enum EmulatorEndpoint: String, Codable, Sendable, CaseIterable {
     case logout
     /// The Microsoft Graph stand-in (`/v1.0/...`).
     case graph
+    /// The managed identity endpoints (App Service `/msi/token`, IMDS, Azure Arc).
+    case managedIdentity = "managed-identity"
 }
 
 /// A fault to inject into an endpoint's responses, for reliability tests.

@@ -32,11 +32,18 @@ public final class IdentityEmulator: Sendable {
     public let configuration: EmulatorConfiguration
     /// The emulated clock; move it forward to expire codes and tokens.
     public let clock: EmulatorClock
+    /// The secret App Service clients send in `X-IDENTITY-HEADER` (their `IDENTITY_HEADER`): the configuration's
+    /// ``EmulatorConfiguration/identityHeader``, or a random value made at start.
+    public let identityHeader: String
+    /// Where the Azure Arc endpoint writes its challenge key files.
+    public let arcTokenDirectory: URL
 
     private let core: EmulatorCore
     private let keys: SigningKeys
     private let faults: FaultTable
     private let tasks: LockedBox<[Task<Void, any Error>]>
+    /// The Arc directory when the emulator made it (removed at stop).
+    private let ownedArcDirectory: URL?
 
     /// Default tenant (domain) of the configuration.
     public var tenant: String { configuration.defaults.tenant }
@@ -52,10 +59,33 @@ public final class IdentityEmulator: Sendable {
     public var authorityURL: URL { httpsURL.appendingPathComponent(tenant) }
     /// Base URL of the Graph stand-in (`/v1.0/me` lives under it).
     public var graphURL: URL { httpsURL.appendingPathComponent("v1.0") }
+    /// App Service's managed identity endpoint (`IDENTITY_ENDPOINT`), over plain HTTP as in Azure.
+    public var identityEndpointURL: URL { httpURL.appendingPathComponent("msi/token") }
+    /// The IMDS base URL (`AZURE_POD_IDENTITY_AUTHORITY_HOST`); the token endpoint is
+    /// `/metadata/identity/oauth2/token` under it.
+    public var imdsURL: URL { httpURL }
+    /// Azure Arc's token endpoint (`IDENTITY_ENDPOINT` on an Arc-enabled server).
+    public var arcEndpointURL: URL { httpURL.appendingPathComponent("arc/metadata/identity/oauth2/token") }
+    /// Azure Arc's `IMDS_ENDPOINT` (which, with `IDENTITY_ENDPOINT`, tells clients they are on Arc).
+    public var arcIMDSURL: URL { httpURL.appendingPathComponent("arc") }
+    /// The emulator's own OpenID Connect issuer for workload identity tokens (`{http}/federated-issuer`).
+    public var federatedIssuerURL: URL { httpURL.appendingPathComponent(EmulatorCore.federatedIssuerSegment) }
+
+    /// The environment of an App Service app whose managed identity is served by this emulator.
+    public var appServiceEnvironment: [String: String] {
+        ["IDENTITY_ENDPOINT": identityEndpointURL.absoluteString, "IDENTITY_HEADER": identityHeader]
+    }
+    /// The environment that sends IMDS requests to this emulator.
+    public var imdsEnvironment: [String: String] { ["AZURE_POD_IDENTITY_AUTHORITY_HOST": imdsURL.absoluteString] }
+    /// The environment of an Azure Arc-enabled server whose agent is this emulator.
+    public var arcEnvironment: [String: String] {
+        ["IDENTITY_ENDPOINT": arcEndpointURL.absoluteString, "IMDS_ENDPOINT": arcIMDSURL.absoluteString]
+    }
 
     private init(
         httpURL: URL, httpsURL: URL, caCertificateURL: URL, caCertificatePEM: String, configuration: EmulatorConfiguration,
-        clock: EmulatorClock, core: EmulatorCore, keys: SigningKeys, faults: FaultTable, tasks: [Task<Void, any Error>]
+        clock: EmulatorClock, core: EmulatorCore, keys: SigningKeys, faults: FaultTable, tasks: [Task<Void, any Error>],
+        arcTokenDirectory: URL, ownedArcDirectory: URL?
     ) {
         self.httpURL = httpURL
         self.httpsURL = httpsURL
@@ -67,6 +97,9 @@ public final class IdentityEmulator: Sendable {
         self.keys = keys
         self.faults = faults
         self.tasks = LockedBox(tasks)
+        identityHeader = configuration.identityHeader ?? ""
+        self.arcTokenDirectory = arcTokenDirectory
+        self.ownedArcDirectory = ownedArcDirectory
     }
 
     /// Starts the emulator on 127.0.0.1.
@@ -80,6 +113,7 @@ public final class IdentityEmulator: Sendable {
         _ configuration: EmulatorConfiguration = .default, caDirectory: URL? = nil,
         logger: Logger? = nil
     ) async throws -> IdentityEmulator {
+        var configuration = configuration
         let logger = logger ?? {
             var quiet = Logger(label: "msal.emulator")
             quiet.logLevel = .critical
@@ -98,10 +132,20 @@ public final class IdentityEmulator: Sendable {
         let caURL = directory.appendingPathComponent("msal-emulator-ca.pem")
         try Data(certificates.caPEM.utf8).write(to: caURL)
 
+        if configuration.identityHeader?.isEmpty ?? true { configuration.identityHeader = Base64URL.random(bytes: 24) }
+        let arcDirectory = configuration.arcTokenDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("msal-emulator-arc-\(UUID().uuidString)", isDirectory: true)
+        let ownsArcDirectory = configuration.arcTokenDirectory == nil
+        try FileManager.default.createDirectory(at: arcDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        configuration.arcTokenDirectory = arcDirectory.path
+
         let clock = EmulatorClock()
         let keys = try SigningKeys()
         let faults = FaultTable(configuration.faults)
-        let core = EmulatorCore(config: configuration, keys: keys, clock: clock, faults: faults)
+        let core = EmulatorCore(
+            config: configuration, keys: keys, clock: clock, faults: faults, federatedKeys: try SigningKeys(),
+            identityHeader: configuration.identityHeader ?? "", arcTokenDirectory: arcDirectory
+        )
 
         var tasks: [Task<Void, any Error>] = []
         do {
@@ -114,14 +158,17 @@ public final class IdentityEmulator: Sendable {
                 EmulatorResponder(core: core, faults: faults, scheme: "http"), port: configuration.httpPort, server: .http1(), logger: logger
             )
             tasks.append(httpTask)
+            await core.setListenerPorts([httpPort, httpsPort])
             return IdentityEmulator(
                 httpURL: URL(string: "http://127.0.0.1:\(httpPort)")!, httpsURL: URL(string: "https://127.0.0.1:\(httpsPort)")!,
                 caCertificateURL: caURL, caCertificatePEM: certificates.caPEM, configuration: configuration, clock: clock,
-                core: core, keys: keys, faults: faults, tasks: tasks
+                core: core, keys: keys, faults: faults, tasks: tasks,
+                arcTokenDirectory: arcDirectory, ownedArcDirectory: ownsArcDirectory ? arcDirectory : nil
             )
         } catch {
             for task in tasks { task.cancel() }
             for task in tasks { _ = await task.result }
+            if ownsArcDirectory { try? FileManager.default.removeItem(at: arcDirectory) }
             throw error
         }
     }
@@ -163,6 +210,8 @@ public final class IdentityEmulator: Sendable {
         }
         for task in running { task.cancel() }
         for task in running { _ = await task.result }
+        await core.removeArcKeys()
+        if let ownedArcDirectory { try? FileManager.default.removeItem(at: ownedArcDirectory) }
     }
 
     /// Makes a new signing key active; with `retireOld`, tokens signed by earlier keys stop verifying.
@@ -197,8 +246,21 @@ public final class IdentityEmulator: Sendable {
         try await core.registerCertificate(pem, clientId: clientId)
     }
 
+    /// Mints a token of the emulator's federated issuer (as `POST /_emulator/federated-tokens` does), for workload
+    /// identity: `iss` = ``federatedIssuerURL``, `sub` = `subject`, `aud` = `audience`, valid for `lifetime` seconds
+    /// (at most a day). An app whose federated credential trusts that issuer and subject accepts it as its client
+    /// assertion.
+    public func federatedToken(
+        subject: String, audience: String = EmulatorConfiguration.federatedTokenAudience, lifetime: Int = 3600
+    ) async throws -> String {
+        try await core.mintFederatedToken(subject: subject, audience: audience, lifetime: lifetime, baseURL: httpURL.absoluteString).token
+    }
+
     /// The start-up summary printed by `msal emulator --json`: base URLs, CA path and the default tenant, app and user
-    /// (and the ids of the demo daemon and middle-tier API when the configuration has them).
+    /// (and the ids of the demo daemon and middle-tier API when the configuration has them), and what managed
+    /// identity and workload identity clients need: `identityEndpoint` and `identityHeader` (App Service),
+    /// `imdsEndpoint` (IMDS base), `arcEndpoint`, `arcImdsEndpoint` and `arcTokenDirectory` (Azure Arc),
+    /// `federatedIssuer` and `federatedTokens` (the control endpoint minting its tokens).
     public var summary: [String: any Sendable] {
         var summary: [String: any Sendable] = [
             "http": httpURL.absoluteString, "https": httpsURL.absoluteString, "caCertificate": caCertificateURL.path,
@@ -210,6 +272,17 @@ public final class IdentityEmulator: Sendable {
         let ids = Set(configuration.applications.map(\.clientId))
         if ids.contains(EmulatorConfiguration.daemonClientId) { summary["daemonClientId"] = EmulatorConfiguration.daemonClientId }
         if ids.contains(EmulatorConfiguration.middleTierClientId) { summary["middleTierClientId"] = EmulatorConfiguration.middleTierClientId }
+        summary["identityEndpoint"] = identityEndpointURL.absoluteString
+        summary["identityHeader"] = identityHeader
+        summary["imdsEndpoint"] = imdsURL.absoluteString
+        summary["arcEndpoint"] = arcEndpointURL.absoluteString
+        summary["arcImdsEndpoint"] = arcIMDSURL.absoluteString
+        summary["arcTokenDirectory"] = arcTokenDirectory.path
+        summary["federatedIssuer"] = federatedIssuerURL.absoluteString
+        summary["federatedTokens"] = httpURL.absoluteString + "/_emulator/federated-tokens"
+        if let system = configuration.managedIdentities.first(where: \.systemAssigned) { summary["systemAssignedIdentityClientId"] = system.clientId }
+        let userAssigned = configuration.managedIdentities.filter { !$0.systemAssigned }.map(\.clientId)
+        if !userAssigned.isEmpty { summary["userAssignedIdentityClientIds"] = userAssigned }
         return summary
     }
 

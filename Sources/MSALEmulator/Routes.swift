@@ -22,6 +22,11 @@ enum Route: Sendable, Equatable {
     case graphMe
     case graphUsers
     case graphUser(String)
+    /// A managed identity token endpoint (`/msi/token`, `/metadata/identity/oauth2/token`, `/arc/...`).
+    case managedIdentity(ManagedIdentityProtocol)
+    /// The emulator's own OpenID Connect issuer for workload identity tokens.
+    case federatedIssuerConfiguration
+    case federatedIssuerKeys
     /// Emulator-only control endpoints under `/_emulator/`.
     case control([String])
     case home
@@ -39,7 +44,8 @@ enum Route: Sendable, Equatable {
         case .deviceLogin: .deviceLogin
         case .logout: .logout
         case .graphMe, .graphUsers, .graphUser: .graph
-        case .control, .home, .notFound: nil
+        case .managedIdentity: .managedIdentity
+        case .federatedIssuerConfiguration, .federatedIssuerKeys, .control, .home, .notFound: nil
         }
     }
 
@@ -54,6 +60,13 @@ enum Route: Sendable, Equatable {
             if lowered.count == 3, lowered[1] == "users" { return .graphUser(segments[2]) }
             return .notFound
         case "_emulator": return .control(Array(lowered.dropFirst()))
+        case "msi" where lowered == ["msi", "token"]: return .managedIdentity(.appService)
+        case "metadata" where lowered == ["metadata", "identity", "oauth2", "token"]: return .managedIdentity(.imds)
+        case "arc" where lowered == ["arc", "metadata", "identity", "oauth2", "token"]: return .managedIdentity(.azureArc)
+        case EmulatorCore.federatedIssuerSegment where lowered == [EmulatorCore.federatedIssuerSegment, ".well-known", "openid-configuration"]:
+            return .federatedIssuerConfiguration
+        case EmulatorCore.federatedIssuerSegment where lowered == [EmulatorCore.federatedIssuerSegment, "keys"]:
+            return .federatedIssuerKeys
         case "login" where segments.count == 1: return .login
         case "devicelogin" where segments.count == 1: return .deviceLogin
         default: break
@@ -117,6 +130,12 @@ extension EmulatorCore {
                 return request.method == "GET" ? graphUsers(request) : .methodNotAllowed("GET")
             case .graphUser(let id):
                 return request.method == "GET" ? graph(userPath: id, request) : .methodNotAllowed("GET")
+            case .managedIdentity(let kind):
+                return request.method == "GET" ? managedIdentityToken(kind, request) : .methodNotAllowed("GET")
+            case .federatedIssuerConfiguration:
+                return request.method == "GET" ? federatedIssuerConfiguration(request) : .methodNotAllowed("GET")
+            case .federatedIssuerKeys:
+                return request.method == "GET" ? federatedIssuerKeys(request) : .methodNotAllowed("GET")
             case .control(let path):
                 return try control(path, request)
             case .home:

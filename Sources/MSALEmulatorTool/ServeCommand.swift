@@ -64,6 +64,8 @@ struct ServeCommand: AsyncParsableCommand {
               CA:        \(emulator.caCertificateURL.path)
               Client id: \(emulator.clientId)
               User:      \(emulator.username) / \(emulator.password)
+              Managed identity (App Service): \(emulator.identityEndpointURL.absoluteString) (header in --json)
+              Managed identity (IMDS host):   \(emulator.imdsURL.absoluteString)
             Press Ctrl-C to stop.
             """
         }
