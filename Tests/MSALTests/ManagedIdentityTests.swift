@@ -202,6 +202,28 @@ struct ManagedIdentityTests {
         #expect(http.requests.count == 2)
     }
 
+    @Test func azureArcMustConfirmAUserAssignedIdentity() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-arc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("k.key")
+        try "key".write(to: keyFile, atomically: true, encoding: .utf8)
+        for (echo, accepted) in [(nil, false), ("someone-else", false), ("UAMI-CLIENT", true)] as [(String?, Bool)] {
+            let http = MSALRecordingHTTPClient { request in
+                guard request.headers["Authorization"] != nil else {
+                    return MSALHTTPResponse(statusCode: 401, headers: ["WWW-Authenticate": "Basic realm=\(keyFile.path)"])
+                }
+                var body: [String: Any] = ["access_token": "arc-token", "expires_in": "3600", "token_type": "Bearer"]
+                if let echo { body["client_id"] = echo }
+                return Self.json(200, body)
+            }
+            let app = try makeApp(http, environment: Self.arc, identity: .userAssignedClientId("uami-client"),
+                                  arcDirectory: directory.path)
+            let outcome = try? await app.acquireTokenForManagedIdentity(with: MSALManagedIdentityParameters(resource: "r"))
+            #expect((outcome != nil) == accepted, "echo \(echo ?? "none")")
+        }
+    }
+
     @Test func azureArcChallengesOutsideTheDirectoryOrTooLargeAreRefused() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-arc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -92,6 +92,9 @@ final class ManagedIdentityEngine: Sendable {
         }
         let now = clock.now()
         let token = try ManagedIdentityResponse(response, source: endpoint.source, now: now, correlationId: correlationId)
+        if endpoint.source == .azureArc {
+            try ManagedIdentityResponse.checkArcEcho(response, identity: identity, correlationId: correlationId)
+        }
         _ = try cache.update { document in
             document.saveAppToken(TokenCacheDocument.AppTokenWrite(
                 environment: Self.cacheEnvironment, clientId: identity.cacheClientId, realm: Self.cacheEnvironment,

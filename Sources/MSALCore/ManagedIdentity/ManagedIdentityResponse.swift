@@ -44,6 +44,27 @@ struct ManagedIdentityResponse: Sendable {
             ?? (lifetime >= 2 * 3600 ? now.addingTimeInterval(lifetime / 2) : nil)
     }
 
+    /// Azure Arc: an agent too old for user-assigned identities ignores the selector and answers with the
+    /// system-assigned identity. A token for a user-assigned identity is taken only when the answer names that
+    /// identity (`client_id`, `object_id` or `msi_res_id`, compared without case).
+    static func checkArcEcho(_ response: MSALHTTPResponse, identity: MSALManagedIdentityId, correlationId: UUID) throws {
+        guard let (kind, requested) = identity.userAssigned else { return }
+        let object = JSONValue.parseObject(response.body)
+        let names: [String]
+        switch kind {
+        case .clientId: names = ["client_id"]
+        case .objectId: names = ["object_id"]
+        case .resourceId: names = ["msi_res_id", "mi_res_id"]
+        }
+        let echoed = names.lazy.compactMap { object?[$0]?.stringValue }.first
+        guard let echoed, echoed.lowercased() == requested.lowercased() else {
+            throw MSALErrorInfo.invalidResponse(
+                "Azure Arc did not confirm the requested user-assigned managed identity; the agent may not support "
+                    + "user-assigned identities and answered for the system-assigned one. The token was not used.",
+                correlationId: correlationId)
+        }
+    }
+
     /// The typed error for a non-2xx answer: the endpoint's own `error`/`error_description` (IMDS) or
     /// `statusCode`/`message` (App Service) when it sent JSON, else its HTTP status.
     static func failure(_ response: MSALHTTPResponse, source: MSALManagedIdentitySource, correlationId: UUID) -> MSALErrorInfo {
