@@ -159,3 +159,30 @@ def test_on_behalf_of_refuses_an_app_token(emulator, http_client):
     middle_tier = confidential(emulator, http_client, emulator["middleTierClientId"], MIDDLE_TIER_SECRET)
     result = middle_tier.acquire_token_on_behalf_of(app_token["access_token"], ["https://graph.microsoft.com/User.Read"])
     assert result.get("error") == "unauthorized_client" and result["error_codes"] == [7000114], result
+
+
+WEB_APP_CLIENT_ID = "3c4d5e6f-7a8b-4c9d-a0e1-f2a3b4c5d6e7"
+
+
+def test_web_app_auth_code_then_silent(emulator, http_client, browser_session):
+    """A web app: MSAL for Python's ConfidentialClientApplication signs the user in with the authorization code flow
+    (PKCE, the app's secret), then gets the user's token silently."""
+    from urllib.parse import parse_qs, urlparse
+    from browser import drive
+
+    app = confidential(emulator, http_client, WEB_APP_CLIENT_ID, "emulator-secret")
+    redirect_uri = "http://localhost:8765/callback"
+    flow = app.initiate_auth_code_flow(["User.Read"], redirect_uri=redirect_uri, login_hint=emulator["username"])
+    outcome = drive(browser_session, flow["auth_uri"], emulator["username"], emulator["password"],
+                    stop_at_redirect_to=redirect_uri)
+    assert outcome.kind == "redirect"
+    auth_response = {k: v[0] for k, v in parse_qs(urlparse(outcome.url).query).items()}
+    result = app.acquire_token_by_auth_code_flow(flow, auth_response)
+    assert "access_token" in result, result
+    # (The emulator refuses a confidential client's code redemption without its secret: AADSTS7000218.)
+    accounts = app.get_accounts()
+    assert [a["username"] for a in accounts] == [emulator["username"]]
+    silent = app.acquire_token_silent(["User.Read"], account=accounts[0])
+    assert silent and silent["access_token"] == result["access_token"]
+    assert graph(emulator, "/me", silent["access_token"]).json()["userPrincipalName"] == emulator["username"]
+
