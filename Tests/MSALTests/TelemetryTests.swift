@@ -15,7 +15,10 @@ struct TelemetryTests {
 
     @Test("Each token call reports one event; failures carry the error, nothing carries a token")
     func eventsPerCall() async throws {
-        let provider = FakeIdentityProvider(host: "login-tel-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+        // A client id of its own: an application another test creates while the global callback is set reports
+        // there too, and is told apart by its client id.
+        let provider = FakeIdentityProvider(host: "login-tel-\(UUID().uuidString.prefix(8).lowercased()).example.com",
+                                            clientId: UUID().uuidString.lowercased())
         let events = Events()
         // The application takes the callback when it is created; later apps of other tests are not affected
         // because the global is restored right after.
@@ -30,7 +33,7 @@ struct TelemetryTests {
         provider.revokeAllRefreshTokens()
         _ = try? await app.acquireTokenSilent(with: bad)
 
-        let all = events.all
+        let all = events.all.filter { $0[TelemetryReporter.Key.clientId] == provider.clientId }
         #expect(all.map { $0[TelemetryReporter.Key.eventName] } == ["acquire_token", "acquire_token_silent", "acquire_token_silent"])
         #expect(all.map { $0[TelemetryReporter.Key.succeeded] } == ["yes", "yes", "no"])
         #expect(all[2][TelemetryReporter.Key.errorCode] == String(MSALError.interactionRequired.rawValue))

@@ -34,13 +34,7 @@ extension MSALConfidentialClientApplication {
     /// account's refresh token (authenticated with the app's credential). ``MSALError/interactionRequired`` means the
     /// user must sign in again.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
-        let settings = parameters.settings
-        let claims = settings.claimsRequest
-        let request = SilentRequest(scopes: settings.scopes, account: settings.account, authority: settings.authority,
-                                    claims: claims?.jsonString(), hasClaimsRequest: claims != nil,
-                                    forceRefresh: parameters.forceRefresh,
-                                    correlationId: settings.correlationId ?? CorrelationID.next(),
-                                    extraQueryParameters: settings.extraQueryParameters ?? [:])
+        let request = parameters.silentRequest()
         return try await ErrorBoundary.run(.silent, correlationId: request.correlationId) { [engine] in
             try await engine.acquireTokenSilent(request)
         }

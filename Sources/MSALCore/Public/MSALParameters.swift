@@ -148,6 +148,16 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
         super.init(scopes: scopes)
         self.account = account
     }
+
+    /// The request of one silent call, read together when it starts.
+    func silentRequest() -> SilentRequest {
+        let settings = settings
+        let claims = settings.claimsRequest
+        return SilentRequest(scopes: settings.scopes, account: settings.account, authority: settings.authority,
+                             claims: claims?.jsonString(), hasClaimsRequest: claims != nil, forceRefresh: forceRefresh,
+                             correlationId: settings.correlationId ?? CorrelationID.next(),
+                             extraQueryParameters: settings.extraQueryParameters ?? [:])
+    }
 }
 
 /// Parameters of ``MSALPublicClientApplication/signout(with:signoutParameters:completionBlock:)``.

@@ -127,13 +127,7 @@ public final class MSALPublicClientApplication: Sendable {
 
     /// Gets a token without user interaction.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
-        let settings = parameters.settings
-        let claims = settings.claimsRequest
-        let request = SilentRequest(scopes: settings.scopes, account: settings.account, authority: settings.authority,
-                                    claims: claims?.jsonString(), hasClaimsRequest: claims != nil,
-                                    forceRefresh: parameters.forceRefresh,
-                                    correlationId: settings.correlationId ?? CorrelationID.next(),
-                                    extraQueryParameters: settings.extraQueryParameters ?? [:])
+        let request = parameters.silentRequest()
         return try await engine.reporting(.silent, correlationId: request.correlationId, authority: request.authority) {
             try await ErrorBoundary.run(.silent, correlationId: request.correlationId) { [engine] in
                 try await engine.acquireTokenSilent(request)
