@@ -34,7 +34,7 @@ struct TransportTimeoutTests {
         }
         let elapsed = Date().timeIntervalSince(started)
         // Bounds that tell the request's 1 s timeout from the 60 s session default, with room for a busy machine.
-        #expect(elapsed >= 0.9 && elapsed < 20, "took \(elapsed) s")
+        #expect(elapsed >= 0.9 && elapsed < 45, "took \(elapsed) s")
         #expect(hole.requests.count == 1)
     }
 
@@ -94,7 +94,9 @@ struct TransportTimeoutTests {
             #expect(underlying?.domain == NSURLErrorDomain && underlying?.code == URLError.Code.timedOut.rawValue)
         }
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 1.9 && elapsed < 20, "two attempts of 1 s and a 0.1 s pause took \(elapsed) s")
+        // The upper bound only shows that the 1 s timeout ended the wait: under a full parallel test run on two cores
+        // the scheduler can add many seconds (24 s seen once).
+        #expect(elapsed >= 1.9 && elapsed < 45, "two attempts of 1 s and a 0.1 s pause took \(elapsed) s")
         #expect(hole.requests.count == 2)
     }
 
@@ -110,7 +112,7 @@ struct TransportTimeoutTests {
         task.cancel()
         let result = await task.result
         let elapsed = Date().timeIntervalSince(cancelled)
-        #expect(elapsed < 10, "returned \(elapsed) s after cancellation (the request's timeout is 60 s)")
+        #expect(elapsed < 45, "returned \(elapsed) s after cancellation (the request's timeout is 60 s)")
         guard case .failure(let error) = result else {
             Issue.record("A silent server answered")
             return
@@ -129,7 +131,7 @@ struct TransportTimeoutTests {
         let request = MSALHTTPRequest(method: "GET", url: URL(string: "\(server.baseURL)/slow")!, timeout: 1)
         let started = Date()
         await #expect(throws: URLError.self) { _ = try await MSALNIOHTTPClient.shared.send(request) }
-        #expect(Date().timeIntervalSince(started) < 15, "a 1 s timeout must bound an endless body")
+        #expect(Date().timeIntervalSince(started) < 45, "a 1 s timeout must bound an endless body")
     }
 
     /// Runs `msal-transport-bench` (its own process, so that other tests' work does not count) and returns its
