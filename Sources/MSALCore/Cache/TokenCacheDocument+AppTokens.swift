@@ -24,27 +24,12 @@ extension TokenCacheDocument {
     @discardableResult
     func saveAppToken(_ write: AppTokenWrite) -> AccessTokenEntry {
         noteChange()
-        let target = Self.pythonTarget(write.target)
-        let scopes = scopeSet(forTarget: target)
-        let key = AccessTokenEntry.pythonKey(homeAccountId: "", environment: write.environment, clientId: write.clientId,
-                                             realm: write.realm, target: target)
-        let environmentKey = CacheStrings.lower(write.environment)
-        let bucket = accessTokens.bucket(home: "", client: CacheStrings.lower(write.clientId),
-                                         realm: CacheStrings.lower(write.realm))
-        let extra = bucket.first { $0.key == key }?.extraFields ?? [:]
-        for old in bucket where old.environmentKey == environmentKey && old.isBearer && old.scopes.overlapsForReplacement(scopes) {
-            accessTokens.remove(key: old.key)
-        }
-        let entry = AccessTokenEntry(
+        let response = CacheTokenResponse(
             homeAccountId: "", environment: write.environment, clientId: write.clientId, realm: write.realm,
-            target: target, secret: write.secret, tokenType: "Bearer", cachedAt: CacheTimestamp(write.cachedAt),
-            expiresOn: CacheTimestamp(write.expiresOn),
-            extendedExpiresOn: CacheTimestamp(write.extendedExpiresOn ?? write.expiresOn),
-            refreshOn: write.refreshOn.map(CacheTimestamp.init), scopes: scopes, extraFields: extra, key: key,
-            homeAccountIdIsNull: true)
-        touch(.accessToken)
-        accessTokens.insert(entry)
-        unreadableEntries[.accessToken]?[key] = nil
+            target: write.target, accessToken: write.secret, cachedAt: write.cachedAt, expiresOn: write.expiresOn,
+            extendedExpiresOn: write.extendedExpiresOn, refreshOn: write.refreshOn)
+        let entry = saveAccessToken(response, target: Self.pythonTarget(write.target), secret: write.secret,
+                                    now: CacheTimestamp(write.cachedAt), homeAccountIdIsNull: true)
         let metadataKey = AppMetadataEntry.pythonKey(environment: write.environment, clientId: write.clientId)
         if appMetadataEntries[metadataKey] == nil {
             touch(.appMetadata)

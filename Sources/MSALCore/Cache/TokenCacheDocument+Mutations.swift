@@ -67,8 +67,10 @@ extension TokenCacheDocument {
             .sorted(by: CacheStrings.codePointLess).joined(separator: " ")
     }
 
-    private func saveAccessToken(_ r: CacheTokenResponse, target: String, secret: String, now: CacheTimestamp)
-        -> AccessTokenEntry
+    /// Stores the access token of `r` under MSAL Python's key (app tokens with `home_account_id` null), replacing
+    /// the overlapping tokens of its bucket and keeping the unknown fields of an entry under the same key.
+    func saveAccessToken(_ r: CacheTokenResponse, target: String, secret: String, now: CacheTimestamp,
+                         homeAccountIdIsNull: Bool = false) -> AccessTokenEntry
     {
         let scopes = scopeSet(forTarget: target)
         let key = AccessTokenEntry.pythonKey(
@@ -88,7 +90,8 @@ extension TokenCacheDocument {
             homeAccountId: r.homeAccountId, environment: r.environment, clientId: r.clientId, realm: r.realm,
             target: target, secret: secret, tokenType: r.tokenType, cachedAt: now,
             expiresOn: CacheTimestamp(r.expiresOn), extendedExpiresOn: CacheTimestamp(r.extendedExpiresOn ?? r.expiresOn),
-            refreshOn: r.refreshOn.map(CacheTimestamp.init), scopes: scopes, extraFields: extra, key: key)
+            refreshOn: r.refreshOn.map(CacheTimestamp.init), scopes: scopes, extraFields: extra, key: key,
+            homeAccountIdIsNull: homeAccountIdIsNull)
         touch(.accessToken)
         accessTokens.insert(entry)
         unreadableEntries[.accessToken]?[key] = nil

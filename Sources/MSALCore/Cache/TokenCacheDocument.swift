@@ -80,9 +80,10 @@ final class TokenCacheDocument {
     ///
     /// Matches `home_account_id`, `client_id` and `realm` ignoring case, `environment` against any of
     /// `environments` ignoring case, requires `scopes` ⊆ `target` (ignoring case) and a `token_type` of
-    /// Bearer or none. When several match, returns the one expiring last. Expiry is the caller's check.
-    func findAccessToken(homeAccountId: String, environments: [String], clientId: String, realm: String, scopes: ScopeSet)
-        -> AccessTokenEntry?
+    /// Bearer or none; with `assertionHash`, only on-behalf-of tokens obtained with that incoming assertion. When
+    /// several match, returns the one expiring last. Expiry is the caller's check.
+    func findAccessToken(homeAccountId: String, environments: [String], clientId: String, realm: String, scopes: ScopeSet,
+                         assertionHash: String? = nil) -> AccessTokenEntry?
     {
         let bucket = accessTokens.bucket(
             home: CacheStrings.lower(homeAccountId), client: CacheStrings.lower(clientId), realm: CacheStrings.lower(realm))
@@ -92,6 +93,8 @@ final class TokenCacheDocument {
         for index in bucket.indices {
             guard bucket[index].isBearer, scopes.isSubset(of: bucket[index].scopes),
                   Self.environment(bucket[index].environmentKey, in: environments) else { continue }
+            if let assertionHash,
+               bucket[index].extraFields[Self.userAssertionHashField] != .string(assertionHash) { continue }
             let expiry = bucket[index].expiresOnValue.seconds
             if expiry > bestExpiry || best < 0 { best = index; bestExpiry = expiry }
         }

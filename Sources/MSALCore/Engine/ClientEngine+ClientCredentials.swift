@@ -85,10 +85,7 @@ extension ClientEngine {
             document.findAppToken(environments: target.environments, clientId: settings.clientId, realm: target.realm,
                                   scopes: scopes)
         }) else { return nil }
-        let decision = policy.decide(expiresOn: entry.expiresOn, refreshOn: entry.refreshOn,
-                                     extendedExpiresOn: entry.extendedExpiresOn, now: clock.now(),
-                                     forceRefresh: false, hasClaims: false)
-        guard decision == .useCached || (allowRefreshOn && decision == .refreshKeepingFallback) else { return nil }
+        guard policy.isReturnable(entry, now: clock.now(), allowingRefreshOn: allowRefreshOn) else { return nil }
         return MSALAppTokenResult(accessToken: entry.secret, expiresOn: entry.expiresOn, scopes: request.scopes,
                                   tenantId: entry.realm, tokenSource: .cache, correlationId: request.correlationId)
     }

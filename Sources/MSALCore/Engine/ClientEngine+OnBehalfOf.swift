@@ -55,9 +55,9 @@ extension ClientEngine {
         let scopes = ScopeSet(request.scopes)
         let found: (AccessTokenEntry, String?, MSALAccount?)? = try cache.read { document in
             for realm in target.realms {
-                if let entry = document.findOnBehalfOfAccessToken(
-                    homeAccountId: home, assertionHash: target.assertionHash, environments: target.environments,
-                    clientId: settings.clientId, realm: realm, scopes: scopes) {
+                if let entry = document.findAccessToken(
+                    homeAccountId: home, environments: target.environments, clientId: settings.clientId, realm: realm,
+                    scopes: scopes, assertionHash: target.assertionHash) {
                     let idToken = document.idToken(homeAccountId: home, environments: target.environments,
                                                    realm: entry.realm, clientId: settings.clientId)?.secret
                     return (entry, idToken, buildAccounts(document, homeAccountId: home).first)
@@ -66,10 +66,7 @@ extension ClientEngine {
             return nil
         }
         guard let (entry, idToken, account) = found else { return nil }
-        let decision = policy.decide(expiresOn: entry.expiresOn, refreshOn: entry.refreshOn,
-                                     extendedExpiresOn: entry.extendedExpiresOn, now: clock.now(),
-                                     forceRefresh: false, hasClaims: false)
-        guard decision == .useCached else { return nil }
+        guard policy.isReturnable(entry, now: clock.now()) else { return nil }
         let resultAccount = account ?? MSALAccount(username: target.claims?.preferredUsername, homeAccountId: home,
                                                    environment: entry.environment, tenantProfiles: nil, claims: nil)
         return cachedResult(entry, idToken: idToken, extended: false, account: resultAccount,

@@ -42,4 +42,14 @@ struct CachedTokenPolicy: Sendable {
         decide(expiresOn: times?.expiresOn, refreshOn: times?.refreshOn, extendedExpiresOn: times?.extendedExpiresOn,
                now: now, forceRefresh: forceRefresh, hasClaims: hasClaims)
     }
+
+    /// Whether a cached token may be returned as it is, with no request: its decision is ``CachedTokenDecision/useCached``,
+    /// or, with `allowingRefreshOn` (the provider just failed), ``CachedTokenDecision/refreshKeepingFallback``.
+    func isReturnable(_ entry: AccessTokenEntry, now: Date, allowingRefreshOn: Bool = false) -> Bool {
+        switch decide(CachedTokenTimes(entry), now: now, forceRefresh: false, hasClaims: false) {
+        case .useCached: return true
+        case .refreshKeepingFallback: return allowingRefreshOn
+        case .refresh, .noCachedToken: return false
+        }
+    }
 }

@@ -68,10 +68,7 @@ final class ManagedIdentityEngine: Sendable {
             document.findAppToken(environments: [Self.cacheEnvironment], clientId: identity.cacheClientId,
                                   realm: Self.cacheEnvironment, scopes: scopes)
         }) else { return nil }
-        let decision = policy.decide(expiresOn: entry.expiresOn, refreshOn: entry.refreshOn,
-                                     extendedExpiresOn: entry.extendedExpiresOn, now: clock.now(),
-                                     forceRefresh: false, hasClaims: false)
-        guard decision == .useCached || (allowRefreshOn && decision == .refreshKeepingFallback) else { return nil }
+        guard policy.isReturnable(entry, now: clock.now(), allowingRefreshOn: allowRefreshOn) else { return nil }
         return MSALAppTokenResult(accessToken: entry.secret, expiresOn: entry.expiresOn, scopes: [resource],
                                   tenantId: Self.tenant(of: entry.secret), tokenSource: .cache, correlationId: correlationId)
     }
