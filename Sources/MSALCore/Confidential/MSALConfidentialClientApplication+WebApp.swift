@@ -43,13 +43,8 @@ extension MSALConfidentialClientApplication {
     /// Gets a token for a signed-in user without interaction; see ``acquireTokenSilent(with:)``.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
         let queue = parameters.completionBlockQueue ?? .global()
-        Task {
-            do {
-                let result = try await acquireTokenSilent(with: parameters)
-                queue.async { completionBlock(result, nil) }
-            } catch {
-                queue.async { completionBlock(nil, error) }
-            }
+        CompletionBridge.deliver(on: queue, to: completionBlock) {
+            try await self.acquireTokenSilent(with: parameters)
         }
     }
 

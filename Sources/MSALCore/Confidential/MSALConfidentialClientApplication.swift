@@ -62,13 +62,8 @@ public final class MSALConfidentialClientApplication: Sendable {
     public func acquireTokenForClient(with parameters: MSALClientCredentialParameters,
                                       completionBlock: @escaping MSALAppTokenCompletionBlock) {
         let queue = parameters.completionBlockQueue ?? .global()
-        Task {
-            do {
-                let result = try await acquireTokenForClient(with: parameters)
-                queue.async { completionBlock(result, nil) }
-            } catch {
-                queue.async { completionBlock(nil, error) }
-            }
+        CompletionBridge.deliver(on: queue, to: completionBlock) {
+            try await self.acquireTokenForClient(with: parameters)
         }
     }
 
@@ -116,13 +111,8 @@ extension MSALConfidentialClientApplication {
     public func acquireTokenOnBehalfOf(with parameters: MSALOnBehalfOfParameters,
                                        completionBlock: @escaping MSALCompletionBlock) {
         let queue = parameters.completionBlockQueue ?? .global()
-        Task {
-            do {
-                let result = try await acquireTokenOnBehalfOf(with: parameters)
-                queue.async { completionBlock(result, nil) }
-            } catch {
-                queue.async { completionBlock(nil, error) }
-            }
+        CompletionBridge.deliver(on: queue, to: completionBlock) {
+            try await self.acquireTokenOnBehalfOf(with: parameters)
         }
     }
 }

@@ -128,13 +128,8 @@ public final class MSALManagedIdentityApplication: Sendable {
     public func acquireTokenForManagedIdentity(with parameters: MSALManagedIdentityParameters,
                                                completionBlock: @escaping MSALAppTokenCompletionBlock) {
         let queue = parameters.completionBlockQueue ?? .global()
-        Task {
-            do {
-                let result = try await acquireTokenForManagedIdentity(with: parameters)
-                queue.async { completionBlock(result, nil) }
-            } catch {
-                queue.async { completionBlock(nil, error) }
-            }
+        CompletionBridge.deliver(on: queue, to: completionBlock) {
+            try await self.acquireTokenForManagedIdentity(with: parameters)
         }
     }
 }

@@ -25,13 +25,8 @@ extension MSALPublicClientApplication {
                                            deviceCodeHandler: @escaping MSALDeviceCodeHandler,
                                            completionBlock: @escaping MSALCompletionBlock) {
         let queue = Self.completionQueue(parameters, interactive: false)
-        Task {
-            do {
-                let result = try await acquireTokenWithDeviceCode(with: parameters, deviceCodeHandler: deviceCodeHandler)
-                queue.async { completionBlock(result, nil) }
-            } catch {
-                queue.async { completionBlock(nil, error) }
-            }
+        CompletionBridge.deliver(on: queue, to: completionBlock) {
+            try await self.acquireTokenWithDeviceCode(with: parameters, deviceCodeHandler: deviceCodeHandler)
         }
     }
 

@@ -82,13 +82,8 @@ public final class MSALPublicClientApplication: Sendable {
     /// Gets a token interactively: shows the sign-in pages, then redeems the authorization code.
     public func acquireToken(with parameters: MSALInteractiveTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
         let queue = Self.completionQueue(parameters, interactive: true)
-        Task {
-            do {
-                let result = try await acquireToken(with: parameters)
-                queue.async { completionBlock(result, nil) }
-            } catch {
-                queue.async { completionBlock(nil, error) }
-            }
+        CompletionBridge.deliver(on: queue, to: completionBlock) {
+            try await self.acquireToken(with: parameters)
         }
     }
 
@@ -115,13 +110,8 @@ public final class MSALPublicClientApplication: Sendable {
     /// sign in again.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
         let queue = Self.completionQueue(parameters, interactive: false)
-        Task {
-            do {
-                let result = try await acquireTokenSilent(with: parameters)
-                queue.async { completionBlock(result, nil) }
-            } catch {
-                queue.async { completionBlock(nil, error) }
-            }
+        CompletionBridge.deliver(on: queue, to: completionBlock) {
+            try await self.acquireTokenSilent(with: parameters)
         }
     }
 
