@@ -28,7 +28,7 @@ struct LoopbackListenerTests {
         #expect(statusCode(answer) == 200)
         #expect(answer?.contains("abc") == false)
         #expect(answer?.lowercased().contains("content-type: text/html") == true)
-        let redirect = try await listener.waitForRedirect(timeout: .seconds(5))
+        let redirect = try await listener.waitForRedirect(timeout: .seconds(30))
         #expect(redirect.method == "GET")
         #expect(redirect.parameters == ["code": "abc+1 2", "state": Self.state, "client_info": "e30"])
         #expect(!listener.isListening)
@@ -43,7 +43,7 @@ struct LoopbackListenerTests {
             + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         let answer = await RawConnection.exchange(port: listener.port, request)
         #expect(statusCode(answer) == 200)
-        let redirect = try await listener.waitForRedirect(timeout: .seconds(5))
+        let redirect = try await listener.waitForRedirect(timeout: .seconds(30))
         #expect(redirect.method == "POST")
         #expect(redirect.parameters["code"] == "xyz")
         #expect(redirect.parameters["session_state"] == "1")
@@ -56,7 +56,7 @@ struct LoopbackListenerTests {
         #expect(statusCode(answer) == 200)
         #expect(answer?.contains("Sign-in failed") == true)
         #expect(answer?.contains("secret detail") == false)
-        let redirect = try await listener.waitForRedirect(timeout: .seconds(5))
+        let redirect = try await listener.waitForRedirect(timeout: .seconds(30))
         #expect(redirect.parameters["error"] == "access_denied")
     }
 
@@ -78,7 +78,7 @@ struct LoopbackListenerTests {
 
         let answer = await RawConnection.exchange(port: port, get("/cb?code=good&state=\(Self.state)"))
         #expect(statusCode(answer) == 200)
-        let redirect = try await listener.waitForRedirect(timeout: .seconds(5))
+        let redirect = try await listener.waitForRedirect(timeout: .seconds(30))
         #expect(redirect.parameters["code"] == "good")
     }
 
@@ -99,7 +99,7 @@ struct LoopbackListenerTests {
 
         let answer = await RawConnection.exchange(port: listener.port, get("/?code=fast&state=\(Self.state)"))
         #expect(statusCode(answer) == 200)
-        #expect(try await listener.waitForRedirect(timeout: .seconds(5)).parameters["code"] == "fast")
+        #expect(try await listener.waitForRedirect(timeout: .seconds(30)).parameters["code"] == "fast")
         #expect(await silent.readAll(timeout: 10).closedByPeer)
     }
 
@@ -117,7 +117,7 @@ struct LoopbackListenerTests {
         #expect(statusCode(await RawConnection.exchange(port: listener.port, "GET /\u{0}\u{1} HTTP/9.9\r\n\r\n")) == 400)
         #expect(listener.isListening)
         #expect(statusCode(await RawConnection.exchange(port: listener.port, get("/?code=ok&state=\(Self.state)"))) == 200)
-        #expect(try await listener.waitForRedirect(timeout: .seconds(5)).parameters["code"] == "ok")
+        #expect(try await listener.waitForRedirect(timeout: .seconds(30)).parameters["code"] == "ok")
     }
 
     @Test func oversizedRequestsAreCutOff() async throws {

@@ -125,7 +125,7 @@ final class RawConnection: @unchecked Sendable {
         return !answer.hasPrefix("HTTP/1.1 200")
     }
 
-    static func exchange(port: Int, _ request: String, timeout: TimeInterval = 5) async -> String? {
+    static func exchange(port: Int, _ request: String, timeout: TimeInterval = 30) async -> String? {
         guard let connection = await connect(port: port) else { return nil }
         defer { connection.close() }
         await connection.send(request)
