@@ -10,6 +10,8 @@ extension EmulatorCore {
     ///   certificate and answers its thumbprints `{"x5t#S256": "...", "x5t": "..."}`;
     /// - `POST /_emulator/federated-tokens` (JSON `{"subject": ..., "audience": ..., "lifetime": ...}`) mints a token
     ///   of the emulator's federated issuer, for workload identity;
+    /// - `GET /_emulator/stats` answers the token requests received per grant type
+    ///   (`{"token_requests": {"refresh_token": 3}}`), `DELETE /_emulator/stats` sets them to zero;
     /// - `GET /_emulator/config` returns the configuration.
     func control(_ path: [String], _ request: EmulatorRequest) throws -> EmulatorResponse {
         switch (request.method, path) {
@@ -46,6 +48,11 @@ extension EmulatorCore {
             }
         case ("POST", ["federated-tokens"]):
             return try federatedTokenControl(request)
+        case ("GET", ["stats"]):
+            return .json(["token_requests": grantCounts])
+        case ("DELETE", ["stats"]):
+            grantCounts.removeAll()
+            return .json(["ok": true])
         case ("GET", ["config"]):
             let data = try JSONEncoder().encode(config)
             return EmulatorResponse(status: 200, headers: [("Content-Type", "application/json")], body: data)

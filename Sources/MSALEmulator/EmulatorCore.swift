@@ -110,6 +110,8 @@ actor EmulatorCore {
     var arcKeys: [String: (path: String, expiresAt: Date)] = [:]
     /// The ports of the emulator's listeners, to recognise its own issuer URLs.
     var listenerPorts: Set<Int> = []
+    /// Token requests received per `grant_type` (`GET /_emulator/stats`), for tests that count requests.
+    var grantCounts: [String: Int] = [:]
 
     static let sessionCookie = "ESTSAUTH"
     static let maxEntries = 20_000

@@ -10,6 +10,7 @@ extension EmulatorCore {
         do {
             let context = try resolveContext(tenantSegment: reference.segment, policyName: reference.policy, tfp: reference.tfp)
             guard let grantType = request.form["grant_type"] else { throw EntraError.missing("grant_type") }
+            if grantCounts.count < 64 || grantCounts[grantType] != nil { grantCounts[grantType, default: 0] += 1 }
             let client = try authenticateClient(request, context: context)
             let app = client.app
             var grant: Grant

@@ -210,7 +210,7 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
     }
 
     /// Creates `directory` and missing parents, each new one with mode 0700.
-    private static func makeDirectory(_ directory: String) throws {
+    static func makeDirectory(_ directory: String) throws {
         if mkdir(directory, 0o700) == 0 || errno == EEXIST { return }
         guard errno == ENOENT else { throw failure("create the token cache directory", errno) }
         let parent = (directory as NSString).deletingLastPathComponent

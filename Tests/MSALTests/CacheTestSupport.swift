@@ -34,6 +34,25 @@ enum CacheFixtures {
             .appendingPathComponent("msal-cache-tests-\(UUID().uuidString)", isDirectory: true)
         return url
     }
+
+    /// Makes every access token in the cache file at `file` expired a minute ago (as a process that slept past
+    /// their expiry would find them), under the file's lock.
+    static func expireAccessTokens(_ file: URL) throws {
+        let storage = MSALFileTokenCacheStorage(fileURL: file)
+        try storage.withExclusiveAccess {
+            guard let data = try storage.read()?.data,
+                  var document = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
+            let past = String(Int(Date().timeIntervalSince1970) - 60)
+            var tokens = document["AccessToken"] as? [String: [String: Any]] ?? [:]
+            for key in tokens.keys {
+                tokens[key]?["expires_on"] = past
+                tokens[key]?["extended_expires_on"] = past
+                tokens[key]?["refresh_on"] = nil
+            }
+            document["AccessToken"] = tokens
+            _ = try storage.write(try JSONSerialization.data(withJSONObject: document))
+        }
+    }
 }
 
 /// Facts about a file, through FileManager (without following a symbolic link).

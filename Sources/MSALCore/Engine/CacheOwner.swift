@@ -18,6 +18,14 @@ final class CacheOwner: @unchecked Sendable {
         return try body(try store.currentDocument())
     }
 
+    /// Runs `body` holding the storage's cross-process refresh lock for `key` (``MSALTokenCacheRefreshLocking``),
+    /// or at once when the storage has none.
+    func withRefreshLock<T: Sendable>(key: String, timeout: TimeInterval,
+                                      _ body: @Sendable () async throws -> T) async throws -> T {
+        guard let locking = store.storage as? any MSALTokenCacheRefreshLocking else { return try await body() }
+        return try await locking.withRefreshLock(key: key, timeout: timeout, body)
+    }
+
     /// Runs `body` on the document under the storage lock and persists the result before returning.
     func update<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
         lock.lock()

@@ -35,22 +35,31 @@ extension ClientEngine {
                    Scopes.requestParameter(request.scopes).lowercased(), request.claims ?? "",
                    request.forceRefresh ? "force" : ""].joined(separator: "|")
         return try await appTokenRequests.run(key) { [self] in
-            // Another request (or process) may have stored the token while this one waited.
-            if !request.forceRefresh, request.claims == nil,
-               let hit = try cachedAppToken(request, target: target, allowRefreshOn: false) {
-                return hit
+            try await cache.withRefreshLock(key: "app|" + key, timeout: refreshLockTimeout) { [self] in
+                try await acquireAppTokenHoldingLock(request, target: target)
             }
-            do {
-                return try await requestAppToken(request, target: target)
-            } catch {
-                // A token whose refresh_on passed is still valid: keep serving it while the provider fails.
-                if let fallback = try? cachedAppToken(request, target: target, allowRefreshOn: true),
-                   !request.forceRefresh, request.claims == nil {
-                    log(correlationId).warning("Proactive refresh of an app token failed; returning the still-valid cached token.")
-                    return fallback
-                }
-                throw error
+        }
+    }
+
+    /// The part of ``acquireTokenForClient(_:)`` run once per token across processes: the cache again (another
+    /// request or process may have stored the token while this one waited), else a token request.
+    private func acquireAppTokenHoldingLock(_ request: ClientCredentialsRequest,
+                                            target: AppTokenTarget) async throws -> MSALAppTokenResult {
+        if !request.forceRefresh, request.claims == nil,
+           let hit = try cachedAppToken(request, target: target, allowRefreshOn: false) {
+            return hit
+        }
+        do {
+            return try await requestAppToken(request, target: target)
+        } catch {
+            // A token whose refresh_on passed is still valid: keep serving it while the provider fails.
+            if let fallback = try? cachedAppToken(request, target: target, allowRefreshOn: true),
+               !request.forceRefresh, request.claims == nil {
+                log(request.correlationId).warning(
+                    "Proactive refresh of an app token failed; returning the still-valid cached token.")
+                return fallback
             }
+            throw error
         }
     }
 

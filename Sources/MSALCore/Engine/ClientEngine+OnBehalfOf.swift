@@ -20,12 +20,14 @@ extension ClientEngine {
         let key = ["obo", hash, Scopes.requestParameter(request.scopes).lowercased(), request.claims ?? "",
                    request.forceRefresh ? "force" : ""].joined(separator: "|")
         return try await refreshes.run(key) { [self] in
-            let target = OnBehalfOfTarget(resolved: resolved, assertion: assertion, assertionHash: hash)
-            if !request.forceRefresh, request.claims == nil {
-                if let cached = try cachedOnBehalfOf(request, target: target) { return cached }
-                if let refreshed = try await refreshOnBehalfOf(request, target: target) { return refreshed }
+            try await cache.withRefreshLock(key: key, timeout: refreshLockTimeout) { [self] in
+                let target = OnBehalfOfTarget(resolved: resolved, assertion: assertion, assertionHash: hash)
+                if !request.forceRefresh, request.claims == nil {
+                    if let cached = try cachedOnBehalfOf(request, target: target) { return cached }
+                    if let refreshed = try await refreshOnBehalfOf(request, target: target) { return refreshed }
+                }
+                return try await redeemOnBehalfOf(request, target: target)
             }
-            return try await redeemOnBehalfOf(request, target: target)
         }
     }
 

@@ -6,24 +6,17 @@ extension ClientEngine {
     /// stores the tokens of the first one accepted.
     func refresh(_ request: SilentRequest, machine: SilentFlowStateMachine, account: MSALAccount, homeAccountId: String,
                  descriptor: AuthorityDescriptor, environments: [String]) async throws -> MSALResult {
+        let initialMachine = machine
         var machine = machine
         let correlationId = request.correlationId
         let context = requestContext(correlationId)
         let resolved = try await resolver.resolve(descriptor, knownAuthorities: settings.knownAuthorities, http: http,
                                                   correlationId: correlationId, timeout: context.timeout)
         let lookupEnvironments = KnownAliases.expand(environments + resolved.aliases + [resolved.cacheEnvironment])
-        let candidates: [RefreshTokenEntry] = try cache.read { document in
-            let own = document.refreshTokens(homeAccountId: homeAccountId, environments: lookupEnvironments,
-                                             clientId: settings.clientId)
-            let metadata = document.appMetadata(environments: lookupEnvironments, clientId: settings.clientId)
-            var family: [RefreshTokenEntry] = []
-            if metadata == nil || metadata?.familyId != nil {
-                family = document.familyRefreshTokens(homeAccountId: homeAccountId, environments: lookupEnvironments,
-                                                      familyId: metadata?.familyId ?? "1")
-            }
-            var seen = Set(own.map(\.key))
-            return own + family.filter { seen.insert($0.key).inserted }
-        }
+        let candidates = try refreshCandidates(homeAccountId: homeAccountId, environments: lookupEnvironments)
+        /// The refresh tokens sent so far, and whether the one retry after a rotation elsewhere was used.
+        var redeemed = Set<String>()
+        var retriedAfterRotation = false
         let client = TokenEndpointClient(context: context)
         let claims = RefreshTokenGrantRequest.claims(capabilities: settings.clientCapabilities, requested: request.claims)
         let extraParameters = settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
@@ -34,6 +27,7 @@ extension ClientEngine {
         while true {
             switch action {
             case .redeem(let candidate):
+                redeemed.insert(candidate.secret)
                 let grant = RefreshTokenGrantRequest(clientId: settings.clientId, refreshToken: candidate.secret,
                                                      scopes: request.scopes, claims: claims,
                                                      extraParameters: extraParameters)
@@ -66,10 +60,36 @@ extension ClientEngine {
                 return try persistAndMakeResult(handled, authority: MSALAuthority.make(descriptor), knownAccount: account,
                                                 correlationId: correlationId)
             case .fail(let error):
-                throw error
+                // Rejected (invalid_grant) while another process may have rotated the refresh token: read the cache
+                // again and, once, redeem the refresh tokens it stored meanwhile.
+                guard !retriedAfterRotation, (error as? MSALErrorInfo)?.oauthError == "invalid_grant" else { throw error }
+                retriedAfterRotation = true
+                let stored = try refreshCandidates(homeAccountId: homeAccountId, environments: lookupEnvironments)
+                    .filter { !redeemed.contains($0.secret) }
+                guard !stored.isEmpty else { throw error }
+                log(correlationId).info("A refresh token was rejected, but a newer one was stored meanwhile; retrying once with it.")
+                machine = initialMachine
+                action = machine.next(.candidatesFound(stored))
             default:
                 throw Self.unexpectedStep(correlationId)
             }
+        }
+    }
+
+    /// The account's refresh tokens to try, in order: this client's own, then its family's (when the client is in a
+    /// family, or not known not to be).
+    private func refreshCandidates(homeAccountId: String, environments: [String]) throws -> [RefreshTokenEntry] {
+        try cache.read { document in
+            let own = document.refreshTokens(homeAccountId: homeAccountId, environments: environments,
+                                             clientId: settings.clientId)
+            let metadata = document.appMetadata(environments: environments, clientId: settings.clientId)
+            var family: [RefreshTokenEntry] = []
+            if metadata == nil || metadata?.familyId != nil {
+                family = document.familyRefreshTokens(homeAccountId: homeAccountId, environments: environments,
+                                                      familyId: metadata?.familyId ?? "1")
+            }
+            var seen = Set(own.map(\.key))
+            return own + family.filter { seen.insert($0.key).inserted }
         }
     }
 

@@ -147,10 +147,19 @@ final class ClientEngine: Sendable {
                     .joined(separator: "|")
                 let (account, homeAccountId, descriptor, environments) =
                     (target.account, target.homeAccountId, target.descriptor, target.environments)
+                let seenSecret = target.lookup?.entry.secret
                 do {
                     refreshed = try await refreshes.run(key) { [self, machine] in
-                        try await refresh(request, machine: machine, account: account, homeAccountId: homeAccountId,
-                                          descriptor: descriptor, environments: environments)
+                        // One refresh across processes too: under the storage's refresh lock, a token another
+                        // process stored while this one waited is used instead of a second request.
+                        try await cache.withRefreshLock(key: "refresh|" + key, timeout: refreshLockTimeout) { [self] in
+                            if let stored = try await tokenStoredMeanwhile(request, seenSecret: seenSecret) {
+                                return stored
+                            }
+                            return try await refresh(request, machine: machine, account: account,
+                                                     homeAccountId: homeAccountId, descriptor: descriptor,
+                                                     environments: environments)
+                        }
                     }
                     action = machine.next(.refreshSucceeded)
                 } catch {
@@ -210,6 +219,23 @@ final class ClientEngine: Sendable {
         return SilentTarget(account: account, homeAccountId: homeAccountId, authority: authority, descriptor: descriptor,
                             environments: environments, now: now, lookup: lookup)
     }
+
+    /// The token another process (or application object) stored for `request` after this one looked and found
+    /// `seenSecret` (or nothing), when it may be returned as it is; nil otherwise. Requests with claims always go
+    /// to the identity provider.
+    private func tokenStoredMeanwhile(_ request: SilentRequest, seenSecret: String?) async throws -> MSALResult? {
+        guard !request.hasClaimsRequest else { return nil }
+        let target = try await lookUpSilent(request)
+        guard let lookup = target.lookup, lookup.entry.secret != seenSecret,
+              policy.isReturnable(lookup.entry, now: target.now) else { return nil }
+        log(request.correlationId).info("Another process refreshed this token while this one waited; using its result.")
+        return cachedResult(lookup.entry, idToken: lookup.idToken, extended: false, target: target,
+                            correlationId: request.correlationId)
+    }
+
+    /// How long a token request waits for another process's request for the same token: that request's own
+    /// timeout and a margin, at most ten minutes.
+    var refreshLockTimeout: TimeInterval { min(settings.http.timeout + 10, 600) }
 
     /// Whether the cache document is the one a remembered hit was read from, unchanged since.
     private func unchangedSinceRecorded(_ hit: SilentHitMemo.Hit) throws -> Bool {

@@ -91,6 +91,8 @@ public enum MSALInternalError: Int, Sendable, CaseIterable {
     case internalBrokerNotAvailable = -42714
     /// The web authentication URL is invalid.
     case internalErrorInvalidASWebAuthenticationURL = -42745
+    /// Another process held a token cache lock for longer than the wait allowed (MSAL for Swift).
+    case internalErrorTokenCacheLockTimeout = -42900
 }
 
 /// The OAuth `error` value returned by the server (`String`).

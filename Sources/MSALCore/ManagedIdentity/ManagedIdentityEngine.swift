@@ -46,19 +46,27 @@ final class ManagedIdentityEngine: Sendable {
         }
         let key = [resource.lowercased(), forceRefresh ? "force" : ""].joined(separator: "|")
         return try await requests.run(key) { [self] in
-            if !forceRefresh, let hit = try cached(resource: resource, correlationId: correlationId, allowRefreshOn: false) {
-                return hit
+            try await cache.withRefreshLock(key: "mi|" + identity.cacheClientId + "|" + key, timeout: 120) { [self] in
+                try await acquireHoldingLock(resource: resource, forceRefresh: forceRefresh, correlationId: correlationId)
             }
-            do {
-                return try await requestToken(resource: resource, correlationId: correlationId)
-            } catch {
-                if !forceRefresh, let fallback = try? cached(resource: resource, correlationId: correlationId, allowRefreshOn: true) {
-                    log.with(correlationId: correlationId).warning(
-                        "Proactive refresh of a managed identity token failed; returning the still-valid cached token.")
-                    return fallback
-                }
-                throw error
+        }
+    }
+
+    /// The part of ``acquireToken(resource:forceRefresh:correlationId:)`` run once per token across processes.
+    private func acquireHoldingLock(resource: String, forceRefresh: Bool,
+                                    correlationId: UUID) async throws -> MSALAppTokenResult {
+        if !forceRefresh, let hit = try cached(resource: resource, correlationId: correlationId, allowRefreshOn: false) {
+            return hit
+        }
+        do {
+            return try await requestToken(resource: resource, correlationId: correlationId)
+        } catch {
+            if !forceRefresh, let fallback = try? cached(resource: resource, correlationId: correlationId, allowRefreshOn: true) {
+                log.with(correlationId: correlationId).warning(
+                    "Proactive refresh of a managed identity token failed; returning the still-valid cached token.")
+                return fallback
             }
+            throw error
         }
     }
 

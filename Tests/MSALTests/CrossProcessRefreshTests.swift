@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+import MSAL
+import MSALTesting
+@testable import MSALCore
+@testable import MSALFileStorage
+import MSALEmulator
+
+/// Token requests shared across processes through the cache file's refresh lock, and the retry after another
+/// process rotated the refresh token. Two application objects on one cache file stand for two processes: each has
+/// its own in-process coordination, so only the file's locks join them.
+@Suite("Refreshes shared across processes", .serialized)
+struct CrossProcessRefreshTests {
+    func makeApp(_ emulator: IdentityEmulator, file: URL, http: MSALRecordingHTTPClient) throws -> MSALPublicClientApplication {
+        let config = MSALPublicClientApplicationConfig(
+            clientId: emulator.clientId, redirectUri: "http://localhost",
+            authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
+        config.httpClient = http
+        config.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: file)
+        return try MSALPublicClientApplication(configuration: config)
+    }
+
+    func signIn(_ app: MSALPublicClientApplication, scopes: [String]) async throws -> MSALAccount {
+        let webview = MSALWebviewParameters()
+        webview.webAuthenticator = EmulatorAutoApproveAuthenticator()
+        return try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: scopes, webviewParameters: webview)).account
+    }
+
+    @Test func refreshLockExcludesOtherHoldersOfTheSameKeyOnly() async throws {
+        let directory = CacheFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = MSALFileTokenCacheStorage(fileURL: directory.appendingPathComponent("cache.json"))
+        let second = MSALFileTokenCacheStorage(fileURL: directory.appendingPathComponent("cache.json"))
+        // While one holder has key "a", another waiting for "a" times out with the typed error, and "b" is free.
+        try await first.withRefreshLock(key: "a", timeout: 1) {
+            await #expect(throws: MSALErrorInfo.self) {
+                try await second.withRefreshLock(key: "a", timeout: 0.2) { }
+            }
+            do {
+                try await second.withRefreshLock(key: "a", timeout: 0.2) { }
+            } catch let error as MSALErrorInfo {
+                #expect(error.internalCode == .internalErrorTokenCacheLockTimeout)
+                #expect(!error.errorDescription.contains("\"a\""))
+            }
+            let other = try await second.withRefreshLock(key: "b", timeout: 1) { 7 }
+            #expect(other == 7)
+        }
+        // Released when the body returns: free again.
+        let again = try await second.withRefreshLock(key: "a", timeout: 1) { 8 }
+        #expect(again == 8)
+        #expect(FileFacts.permissions(directory.appendingPathComponent("cache.json.refresh-lock").path).map { $0 & 0o777 } == 0o600)
+    }
+
+    @Test func waitingForTheLockEndsWhenTheTaskIsCancelled() async throws {
+        let directory = CacheFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = MSALFileTokenCacheStorage(fileURL: directory.appendingPathComponent("cache.json"))
+        let other = MSALFileTokenCacheStorage(fileURL: directory.appendingPathComponent("cache.json"))
+        try await storage.withRefreshLock(key: "k", timeout: 5) {
+            let waiter = Task { try await other.withRefreshLock(key: "k", timeout: 60) { } }
+            try await Task.sleep(nanoseconds: 100_000_000)
+            waiter.cancel()
+            let started = Date()
+            await #expect(throws: CancellationError.self) { try await waiter.value }
+            #expect(Date().timeIntervalSince(started) < 10)
+        }
+    }
+
+    @Test func twoProcessesFindingOneExpiredTokenSendOneRefresh() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { await emulator.stop() } }
+        let directory = CacheFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("cache.json")
+        let httpA = CountingHTTPClient(), httpB = CountingHTTPClient()
+        let appA = try makeApp(emulator, file: file, http: httpA)
+        let appB = try makeApp(emulator, file: file, http: httpB)
+        let account = try await signIn(appA, scopes: ["User.Read"])
+        try CacheFixtures.expireAccessTokens(file)
+        httpA.reset(); httpB.reset()
+
+        // A's refresh is held at the transport until B is waiting for the lock; then both finish.
+        let release = AsyncGate()
+        httpA.setHandler { request in
+            if request.url.path.hasSuffix("/token") { await release.wait() }
+            return try await MSALDefaultHTTPClient.shared.send(request)
+        }
+        let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
+        async let fromA = appA.acquireTokenSilent(with: parameters)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let accountB = try #require(try appB.allAccounts().first)
+        async let fromB = appB.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: accountB))
+        try await Task.sleep(nanoseconds: 300_000_000)
+        await release.open()
+        let (a, b) = try await (fromA, fromB)
+        #expect(a.accessToken == b.accessToken)
+        #expect(httpA.tokenRequests + httpB.tokenRequests == 1)
+        #expect(httpB.tokenRequests == 0)
+    }
+
+    @Test func aRefreshTokenRotatedByAnotherProcessIsRetriedOnce() async throws {
+        let emulator = try await startEmulator()
+        defer { Task { await emulator.stop() } }
+        let directory = CacheFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("cache.json")
+        let httpA = CountingHTTPClient(), httpB = CountingHTTPClient()
+        let appA = try makeApp(emulator, file: file, http: httpA)
+        let appB = try makeApp(emulator, file: file, http: httpB)
+        let account = try await signIn(appA, scopes: ["User.Read", "Mail.Read"])
+        try CacheFixtures.expireAccessTokens(file)
+        let accountB = try #require(try appB.allAccounts().first)
+        httpA.reset()
+
+        // B sends the refresh token it read; just before it arrives, A (other scopes, so another lock) rotates it.
+        let rotatedFirst = LockedBox(false)
+        httpB.setHandler { request in
+            if request.url.path.hasSuffix("/token"), !rotatedFirst.get() {
+                rotatedFirst.set(true)
+                _ = try await appA.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["Mail.Read"], account: account))
+            }
+            return try await MSALDefaultHTTPClient.shared.send(request)
+        }
+        let result = try await appB.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: accountB))
+        #expect(!result.accessToken.isEmpty)
+        // B's first request was refused (its refresh token was rotated away), its retry used A's new one.
+        #expect(httpB.tokenRequests == 2)
+        #expect(httpA.tokenRequests == 1)
+        // The cache holds one refresh token, and it still works.
+        try CacheFixtures.expireAccessTokens(file)
+        _ = try await appA.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
+    }
+}
+
+/// A gate tasks wait at until it is opened.
+actor AsyncGate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters.removeAll()
+    }
+}
