@@ -179,6 +179,7 @@ let package = Package(
             dependencies: [
                 "MSAL",
                 "MSALTesting",
+                "MSALEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

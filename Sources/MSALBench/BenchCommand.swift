@@ -7,7 +7,8 @@ struct MSALBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "msal-bench",
         abstract: "Figures for MSAL for Swift's token cache and silent acquisition.",
-        subcommands: [SilentBenchmark.self, AppTokenBenchmark.self, CacheWriterCommand.self])
+        subcommands: [SilentBenchmark.self, AppTokenBenchmark.self, CacheWriterCommand.self, RefreshRaceBenchmark.self,
+                      RefreshWorkerCommand.self])
 }
 
 struct SilentBenchmark: AsyncParsableCommand {

@@ -17,6 +17,7 @@ struct CacheWriterCommand: AsyncParsableCommand {
     @Option(help: "The cache file.") var file: String
     @Option(help: "The first user number.") var first = 0
     @Option(help: "How many users to sign in.") var count = 1
+    @Option(help: "Seconds to wait for the cache lock before failing.") var lockTimeout: Double = 10
 
     func validate() throws {
         guard first >= 0, count > 0 else { throw ValidationError("--first must not be negative and --count must be positive.") }
@@ -28,7 +29,7 @@ struct CacheWriterCommand: AsyncParsableCommand {
             clientId: BenchSetup.clientId, redirectUri: "http://localhost",
             authority: try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/organizations")!))
         config.httpClient = provider
-        config.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: URL(fileURLWithPath: file))
+        config.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: URL(fileURLWithPath: file), lockTimeout: lockTimeout)
         let app = try MSALPublicClientApplication(configuration: config)
         let webview = MSALWebviewParameters()
         webview.webAuthenticator = provider

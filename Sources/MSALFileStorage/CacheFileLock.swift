@@ -23,7 +23,9 @@ import Darwin
 ///   it), or it is empty and older than the creation grace period. It is removed only while this process holds a
 ///   `flock` on it and only if the path still names that file, so two processes never both remove one.
 struct CacheFileLock {
-    /// msal-extensions' retry interval.
+    /// The longest pause between two attempts: msal-extensions' retry interval. Waits start at 2 ms and double up
+    /// to it, so that a lock held for milliseconds (one cache write) is taken soon after it is released, and many
+    /// writers on one file do not starve one of them past the timeout.
     static let retryInterval: TimeInterval = 0.25
     /// How long an empty lock file (being created, content not yet written) is given before it is taken as stale.
     static let creationGrace: TimeInterval = 5
@@ -57,6 +59,7 @@ struct CacheFileLock {
     private func acquireDirectoryLock(deadline: Date) throws -> Int32 {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return -1 }
+        var attempt = 0
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
@@ -68,7 +71,7 @@ struct CacheFileLock {
                 close(fd)
                 throw timedOut(owner: nil)
             }
-            waitBeforeRetry()
+            waitBeforeRetry(&attempt)
         }
         return fd
     }
@@ -77,6 +80,7 @@ struct CacheFileLock {
 
     private func acquireLockFile(deadline: Date) throws -> Int32 {
         let content = Array("\(getpid()) \(CommandLine.arguments.first ?? "")".utf8)
+        var attempt = 0
         while true {
             let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             if fd >= 0 {
@@ -98,7 +102,7 @@ struct CacheFileLock {
             let check = inspectExistingLockFile()
             if check.removed { continue }
             guard Date() < deadline else { throw timedOut(owner: check.owner) }
-            waitBeforeRetry()
+            waitBeforeRetry(&attempt)
         }
     }
 
@@ -190,13 +194,14 @@ struct CacheFileLock {
     /// Waits msal-extensions' retry interval on average, spread by ±40 % so that this process's attempts do not
     /// lock into step just ahead of (or behind) another process's fixed 0.25 s cadence: whoever polls first after
     /// a release wins, so a fixed phase would let one process win every time and starve the other.
-    private func waitBeforeRetry() {
-        usleep(useconds_t(Self.retryInterval * Double.random(in: 0.6...1.4) * 1_000_000))
+    private func waitBeforeRetry(_ attempt: inout Int) {
+        let pause = min(Self.retryInterval, 0.002 * Double(1 << min(attempt, 8)))
+        attempt += 1
+        usleep(useconds_t(pause * Double.random(in: 0.6...1.4) * 1_000_000))
     }
 
     private func timedOut(owner: Int32?) -> MSALErrorInfo {
-        MSALErrorInfo.internal(
-            .internalErrorUnexpected,
+        MSALErrorInfo.tokenCacheLockTimeout(
             "Timed out after \(ExternalNumber.clampedInteger(timeout)) seconds waiting for the token cache lock \(lockPath)"
                 + (owner.map { ", held by process \($0)." } ?? "."))
     }

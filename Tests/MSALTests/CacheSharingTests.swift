@@ -97,7 +97,8 @@ struct CacheSharingTests {
     }
 
     private func swiftWriter(file: URL, first: Int, count: Int, in directory: URL) throws -> Peer {
-        try Peer(try #require(Self.bench).path, ["cache-writer", "--file", file.path, "--first", "\(first)", "--count", "\(count)"],
+        try Peer(try #require(Self.bench).path, ["cache-writer", "--file", file.path, "--first", "\(first)", "--count", "\(count)",
+                                                "--lock-timeout", "120"],
                  in: directory)
     }
 
@@ -113,7 +114,9 @@ struct CacheSharingTests {
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = cacheDirectory.appendingPathComponent("msal_token_cache.json")
-        let swiftWriters = 8, perWriter = 3
+        // MSAL_SHARING_SIGNINS=100 runs the full-size figure of docs/token-cache.md (8 x 100 + 2 x 100 sign-ins).
+        let swiftWriters = 8
+        let perWriter = ProcessInfo.processInfo.environment["MSAL_SHARING_SIGNINS"].flatMap(Int.init).map { min(max($0, 1), 1000) } ?? 3
         let started = Date()
         var peers: [Peer] = []
         for writer in 0..<swiftWriters {
@@ -121,9 +124,10 @@ struct CacheSharingTests {
         }
         let pythonPortalocker = try pythonPeer(["write", file.path, "100", "\(perWriter)", "portalocker"], in: directory)
         let pythonFileLock = try pythonPeer(["write", file.path, "200", "\(perWriter)", "filelock"], in: directory)
-        for peer in peers { _ = try peer.finish() }
-        let portalocker = try pythonPortalocker.finish()
-        let fileLock = try pythonFileLock.finish()
+        let timeout = TimeInterval(60 + perWriter * 3)
+        for peer in peers { _ = try peer.finish(timeout: timeout) }
+        let portalocker = try pythonPortalocker.finish(timeout: timeout)
+        let fileLock = try pythonFileLock.finish(timeout: timeout)
         let elapsed = Date().timeIntervalSince(started)
 
         var expected = Set((0..<(swiftWriters * perWriter)).map { "user\($0)@bench.example" })
@@ -134,12 +138,15 @@ struct CacheSharingTests {
         // MSAL for Python always got the lock, never waiting as long as its 5 s give-up time.
         for report in [portalocker, fileLock] {
             #expect(report["lock_failures"] as? Int == 0)
-            #expect((report["longest_wait"] as? Double ?? 99) < 4)
+            if perWriter <= 10 { #expect((report["longest_wait"] as? Double ?? 99) < 4) }
         }
         #expect(FileFacts.permissions(file.path).map { $0 & 0o777 } == 0o600)
         // No lock file left behind, nothing set aside, no temporary file.
         #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDirectory.path) == ["msal_token_cache.json"])
-        #expect(elapsed < 45)
+        #expect(elapsed < 45 + Double(perWriter))
+        print("cache sharing: \(swiftWriters) Swift + 2 Python writers x \(perWriter) sign-ins: \(found.count) accounts, "
+              + "\(String(format: "%.1f", elapsed)) s, Python's longest lock wait "
+              + "\([portalocker, fileLock].map { $0["longest_wait"] as? Double ?? -1 }.max() ?? -1) s")
     }
 
     @Test(.enabled(if: available)) func lockFileOfAKilledPythonProcessIsNotWaitedFor() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALTesting
 @testable import MSALCore
 
 /// Values and helpers shared by the token-cache tests.
@@ -35,23 +36,9 @@ enum CacheFixtures {
         return url
     }
 
-    /// Makes every access token in the cache file at `file` expired a minute ago (as a process that slept past
-    /// their expiry would find them), under the file's lock.
+    /// Makes every access token in the cache file at `file` expired a minute ago.
     static func expireAccessTokens(_ file: URL) throws {
-        let storage = MSALFileTokenCacheStorage(fileURL: file)
-        try storage.withExclusiveAccess {
-            guard let data = try storage.read()?.data,
-                  var document = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
-            let past = String(Int(Date().timeIntervalSince1970) - 60)
-            var tokens = document["AccessToken"] as? [String: [String: Any]] ?? [:]
-            for key in tokens.keys {
-                tokens[key]?["expires_on"] = past
-                tokens[key]?["extended_expires_on"] = past
-                tokens[key]?["refresh_on"] = nil
-            }
-            document["AccessToken"] = tokens
-            _ = try storage.write(try JSONSerialization.data(withJSONObject: document))
-        }
+        try MSALTokenCacheAging.expireAccessTokens(in: MSALFileTokenCacheStorage(fileURL: file))
     }
 }
 

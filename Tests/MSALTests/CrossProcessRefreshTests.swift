@@ -132,6 +132,27 @@ struct CrossProcessRefreshTests {
     }
 }
 
+extension CrossProcessRefreshTests {
+    /// Real processes: `msal-bench refresh-race` starts P workers of T concurrent silent calls each on one expired
+    /// token and fails unless every round sent exactly one refresh and served every caller the same new token.
+    @Test(.enabled(if: CacheSharingTests.bench != nil)) func manyProcessesOnOneExpiredTokenSendOneRefresh() throws {
+        let bench = try #require(CacheSharingTests.bench)
+        let directory = CacheFixtures.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let race = try CacheSharingTests.Peer(bench.path, ["refresh-race", "--processes", "6", "--tasks", "10",
+                                                           "--rounds", "2", "--json"], in: directory)
+        let report = try race.finish(timeout: 300)
+        let rounds = try #require(report["rounds"] as? [[String: Any]], "\(report)")
+        #expect(rounds.count == 2)
+        for round in rounds {
+            #expect(round["refresh_requests"] as? Int == 1, "\(round)")
+            #expect(round["succeeded"] as? Int == 60, "\(round)")
+            #expect(round["distinct_tokens"] as? Int == 1, "\(round)")
+        }
+    }
+}
+
 /// A gate tasks wait at until it is opened.
 actor AsyncGate {
     private var isOpen = false
