@@ -313,7 +313,7 @@ let package = Package(
             name: "MSALTests",
             dependencies: [
                 "MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALSamples",
-                "MSALCertificates",
+                "MSALCertificates", "MSALSecureStorage",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -204,3 +204,19 @@ enum FileFacts {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
     }
 }
+
+/// The file format as the documentation describes it, written by an independent implementation (the fuzz seed
+/// `sealed-cache.bin` was made with Python's `cryptography` AES-GCM from the table in MSALEncryptedCacheHeader).
+@Suite("Encrypted token cache format")
+struct EncryptedCacheFormatTests {
+    @Test func independentlyWrittenFileOpens() throws {
+        let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus/encrypted-cache/sealed-cache.bin")
+        let file = try Data(contentsOf: seed)
+        let header = try MSALEncryptedCacheHeader.parse(file)
+        #expect(header.keySource == .keyFile)
+        let key = SymmetricKey(data: [UInt8](repeating: 0x42, count: 32))
+        let document = try EncryptedCacheFile.open(file, header: header, key: key)
+        #expect(String(decoding: document, as: UTF8.self).hasPrefix("{\"AccessToken\":{}"))
+    }
+}
