@@ -52,16 +52,22 @@ public struct MSALEncryptedCacheHeader: Sendable, Equatable {
     /// - Throws: ``MSALTokenCacheProtectionError`` (`.notAnEncryptedCache`, `.unsupportedFormatVersion`,
     ///   `.unknownKeySource`, `.lengthMismatch`); never traps, whatever the input.
     public static func parse(_ file: Data) throws(MSALTokenCacheProtectionError) -> MSALEncryptedCacheHeader {
-        let bytes = [UInt8](file.prefix(size))
+        try parse(prefix: file.prefix(size), fileLength: file.count)
+    }
+
+    /// Reads the header from the first bytes of a file (``size`` of them, or all there are) and checks the file's
+    /// length against it; throws as ``parse(_:)``.
+    public static func parse(prefix: Data, fileLength: Int) throws(MSALTokenCacheProtectionError) -> MSALEncryptedCacheHeader {
+        let bytes = [UInt8](prefix.prefix(size))
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else { throw .notAnEncryptedCache }
         guard bytes.count > 6 else { throw .notAnEncryptedCache }
         guard bytes[6] == currentFormatVersion else { throw .unsupportedFormatVersion(bytes[6]) }
-        guard bytes.count == size else { throw .lengthMismatch(expected: size + tagSize, actual: file.count) }
+        guard bytes.count == size else { throw .lengthMismatch(expected: size + tagSize, actual: fileLength) }
         guard let source = KeySource(rawValue: bytes[7]) else { throw .unknownKeySource(bytes[7]) }
         var length: UInt64 = 0
         for byte in bytes[28..<36] { length = length << 8 | UInt64(byte) }
         let expected = length > UInt64(Int.max - size - tagSize) ? Int.max : size + Int(length) + tagSize
-        guard file.count == expected else { throw .lengthMismatch(expected: expected, actual: file.count) }
+        guard fileLength == expected else { throw .lengthMismatch(expected: expected, actual: fileLength) }
         return MSALEncryptedCacheHeader(formatVersion: bytes[6], keySource: source, keyId: Array(bytes[8..<16]),
                                         nonce: Array(bytes[16..<28]), ciphertextLength: Int(length))
     }

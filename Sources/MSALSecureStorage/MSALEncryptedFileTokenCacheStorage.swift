@@ -64,11 +64,13 @@ public final class MSALEncryptedFileTokenCacheStorage: MSALTokenCacheStorage {
     /// (bad header, another key).
     public func write(_ data: Data) throws -> MSALTokenCacheStorageVersion {
         var key = try checked { try keyStore.readKey() }
-        if let stored = try file.read() {
-            let header = try checked { try MSALEncryptedCacheHeader.parse(stored.data) }
+        if let version = try file.currentVersion() {
+            // The header is enough to tell whose file this is (the lock is held: the file stays as it is).
+            let head = try FileHandle(forReadingFrom: fileURL).readHeader()
+            let header = try checked { try MSALEncryptedCacheHeader.parse(prefix: head, fileLength: Int(version.size)) }
             let keyIsGone = key == nil || header.keySource != keyStore.keySource
             if keyIsGone {
-                if let place = try file.setAside(version: stored.version) {
+                if let place = try file.setAside(version: version) {
                     log.warning("The key of the encrypted token cache \(fileURL.path) is gone (\(keyStore.location)); "
                                 + "the old cache was moved aside to \(place) and a new key is used.")
                 }
@@ -117,5 +119,13 @@ public final class MSALEncryptedFileTokenCacheStorage: MSALTokenCacheStorage {
         } catch let error as MSALTokenCacheProtectionError {
             throw error.errorInfo(file: fileURL.path)
         }
+    }
+}
+
+extension FileHandle {
+    /// The first ``MSALEncryptedCacheHeader/size`` bytes (fewer if the file is shorter); closes the handle.
+    fileprivate func readHeader() throws -> Data {
+        defer { try? close() }
+        return try read(upToCount: MSALEncryptedCacheHeader.size) ?? Data()
     }
 }

@@ -102,9 +102,10 @@ struct TierChooser {
             skipOrUse(protection, used: false, "not available on this system")
             return nil
         }
-        // A cache encrypted with a key file stays with it while that key file can be read.
+        // A cache encrypted with a key file stays with it while the key file exists (a refused key file is reported
+        // by the key file tier; the cache is not taken for lost).
         if protection == .kernelKeyring, existingSource == .keyFile, configuration.usesKeyFile,
-           (try? backends.keyFile(configuration).readKey()) != nil {
+           Self.keyExists(backends.keyFile(configuration)) {
             skipOrUse(protection, used: false, "the existing encrypted cache was written with a key file")
             return nil
         }
@@ -127,6 +128,15 @@ struct TierChooser {
               head.count == MSALEncryptedCacheHeader.size,
               Array(head.prefix(MSALEncryptedCacheHeader.magic.count)) == MSALEncryptedCacheHeader.magic else { return nil }
         return MSALEncryptedCacheHeader.KeySource(rawValue: head[head.startIndex + 7])
+    }
+
+    /// Whether `store` holds a key, or something it refuses (which is not a lost key).
+    private static func keyExists(_ store: any MSALTokenCacheKeyStore) -> Bool {
+        do {
+            return try store.readKey() != nil
+        } catch {
+            return true
+        }
     }
 
     private mutating func skipOrUse(_ protection: MSALTokenCacheProtection, used: Bool, _ reason: String) {

@@ -2,6 +2,9 @@ import Crypto
 import Foundation
 import Logging
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import MSALCore
 @testable import MSALSecureStorage
 
@@ -144,5 +147,23 @@ struct ProtectionChainTests {
         try store.update { $0.removeAccount(homeAccountId: "u.t", environments: ["login.microsoftonline.com"], clientId: "client", familyId: nil) }
         #expect(!FileManager.default.fileExists(atPath: plaintext.path))
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("cache.bin").path))
+    }
+}
+
+extension ProtectionChainTests {
+    @Test func refusedKeyFileOfAnExistingCacheIsReportedNotTakenForLost() throws {
+        let first = chain(kernel: nil).0
+        _ = try first.withExclusiveAccess { try first.write(SecureFixtures.document) }
+        let keyFile = directory.appendingPathComponent("cache.bin.key")
+        #expect(chmod(keyFile.path, 0o644) == 0)
+        let before = try Data(contentsOf: directory.appendingPathComponent("cache.bin"))
+
+        let (storage, log) = chain()
+        #expect(storage.protection == .memoryOnly)
+        #expect(storage.steps[1].reason.contains("written with a key file"))
+        #expect(storage.steps[2].reason.contains("mode 644"))
+        #expect(log.text.contains("chmod 600"))
+        #expect(try Data(contentsOf: directory.appendingPathComponent("cache.bin")) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.contains("corrupt") })
     }
 }
