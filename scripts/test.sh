@@ -84,6 +84,7 @@ swift test --skip-build "$@"
 # The encrypted token cache against a real Secret Service (gnome-keyring) and msal-extensions.
 MSAL_SECRET_SERVICE_PYTHON="$PWD/$secret_python/bin/python" \
     scripts/with-secret-service.sh swift test --skip-build --filter MSALSecureStorageTests
+scripts/with-secret-service.sh --locked swift test --skip-build --filter LockedSecretServiceTests
 
 # The DocC catalog (Sources/MSALCore/MSAL.docc: the API and the articles) builds with no warning (broken symbol
 # links fail the run). It documents MSALCore, whose symbols the MSAL umbrella re-exports.

@@ -3,8 +3,12 @@
 # secrets component with an unlocked "login" collection, in a throw-away HOME so that the user's own keyring is
 # never touched.
 #
-#   scripts/with-secret-service.sh <command> [argument ...]
+#   scripts/with-secret-service.sh [--locked] <command> [argument ...]
 #   scripts/with-secret-service.sh swift test --skip-build --filter MSALSecureStorageTests
+#   scripts/with-secret-service.sh --locked swift test --skip-build --filter LockedSecretServiceTests
+#
+# --locked locks the login collection before the command runs (no prompt can unlock it: there is no display), and
+# sets MSAL_SECRET_SERVICE_LOCKED=1 instead of MSAL_SECRET_SERVICE_REQUIRED=1.
 #
 # Needs the Debian packages dbus (dbus-run-session), gnome-keyring, libsecret-1-0 and libsecret-tools
 # (scripts/test.sh installs them). The command's own environment keeps PATH and the working directory; HOME,
@@ -12,8 +16,13 @@
 # the Secret Service tests fail rather than skip when the service does not answer.
 set -euo pipefail
 
+locked=0
+if [ "${1:-}" = "--locked" ]; then
+    locked=1
+    shift
+fi
 if [ "$#" -eq 0 ]; then
-    echo "usage: $0 <command> [argument ...]" >&2
+    echo "usage: $0 [--locked] <command> [argument ...]" >&2
     exit 2
 fi
 for tool in dbus-run-session gnome-keyring-daemon secret-tool; do
@@ -39,9 +48,13 @@ until printf %s "$probe" | secret-tool store --label="MSAL probe" msal-probe "$p
 done
 [ "$(secret-tool lookup msal-probe "$probe")" = "$probe" ] || { echo "error: the Secret Service lost a probe item" >&2; exit 1; }
 secret-tool clear msal-probe "$probe"
+if [ "${MSAL_SECRET_SERVICE_LOCKED:-0}" = 1 ]; then
+    dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+        org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login >/dev/null
+fi
 exec "$@"
 '
 HOME="$scratch/home" XDG_DATA_HOME="$scratch/home/.local/share" XDG_RUNTIME_DIR="$scratch/runtime" \
-    MSAL_SECRET_SERVICE_REQUIRED=1 \
+    MSAL_SECRET_SERVICE_REQUIRED=$((1 - locked)) MSAL_SECRET_SERVICE_LOCKED=$locked \
     dbus-run-session -- sh -c "$inner" sh "$@" \
     2> >(grep -v -e "Failed to set fd limit" -e "Activating service name=" -e "Activated service" -e "cannot open display" >&2)

@@ -134,3 +134,43 @@ struct SecretServiceTests {
         #expect(log.text.contains("Secret Service: used"))
     }
 }
+
+/// A real gnome-keyring whose login collection is locked, with no display for a prompt
+/// (`scripts/with-secret-service.sh --locked` sets MSAL_SECRET_SERVICE_LOCKED=1); skipped otherwise.
+@Suite("Locked Secret Service")
+struct LockedSecretServiceTests {
+    let directory = SecureFixtures.temporaryDirectory()
+    let locked = ProcessInfo.processInfo.environment["MSAL_SECRET_SERVICE_LOCKED"] == "1"
+
+    @Test func chainFallsThroughWithTheReasonLogged() throws {
+        guard locked else { return }
+        let (logger, log) = RecordingLogHandler.logger()
+        let chain = MSALSecureTokenCacheStorage(
+            configuration: SecureFixtures.configuration(directory, environment: ProcessInfo.processInfo.environment),
+            logger: logger)
+        #expect(chain.protection == .kernelKeyring || chain.protection == .keyFile)
+        #expect(chain.steps[0].protection == .secretService && !chain.steps[0].isUsed)
+        #expect(chain.steps[0].reason.contains("locked"))
+        #expect(log.text.contains("Secret Service: not used"))
+        _ = try chain.withExclusiveAccess { try chain.write(SecureFixtures.document) }
+        #expect(try chain.read()?.data == SecureFixtures.document)
+    }
+
+    @Test func writeToALockedKeyringIsATypedError() throws {
+        guard locked else { return }
+        let storage = try MSALSecretServiceTokenCacheStorage(signalFileURL: directory.appendingPathComponent("locked.signal"))
+        do {
+            _ = try storage.withExclusiveAccess { try storage.write(SecureFixtures.document) }
+            Issue.record("a locked keyring took the secret")
+        } catch let error as MSALErrorInfo {
+            guard case .secretServiceFailed(let reason) = error.underlyingError as? MSALTokenCacheProtectionError else {
+                Issue.record("unexpected underlying error \(String(describing: error.underlyingError))")
+                return
+            }
+            #expect(reason.contains("locked"))
+            #expect(!error.errorDescription.contains(SecureFixtures.refreshSecret))
+        }
+        // Nothing was stamped: the signal file changes only after the secret was stored.
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("locked.signal").path))
+    }
+}
