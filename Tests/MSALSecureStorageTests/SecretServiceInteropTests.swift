@@ -5,8 +5,9 @@ import Testing
 
 /// One Secret Service item shared with MSAL for Python's msal-extensions (`LibsecretPersistence`): what either
 /// library stores, the other reads. Needs MSAL_SECRET_SERVICE_PYTHON, a Python with msal-extensions and PyGObject
-/// (scripts/test.sh makes one); skipped without it unless MSAL_SECRET_SERVICE_REQUIRED=1.
-@Suite("Secret Service interop with msal-extensions")
+/// (scripts/test.sh makes one); skipped without it unless MSAL_SECRET_SERVICE_REQUIRED=1. Serialized: each
+/// msal-extensions process stores, reads back and clears one fixed trial item, which two at once would race on.
+@Suite("Secret Service interop with msal-extensions", .serialized)
 struct SecretServiceInteropTests {
     let directory = SecureFixtures.temporaryDirectory()
     var signalURL: URL { directory.appendingPathComponent("msal_token_cache.bin") }

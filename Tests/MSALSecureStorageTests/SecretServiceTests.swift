@@ -145,9 +145,9 @@ struct LockedSecretServiceTests {
     @Test func chainFallsThroughWithTheReasonLogged() throws {
         guard locked else { return }
         let (logger, log) = RecordingLogHandler.logger()
-        let chain = MSALSecureTokenCacheStorage(
-            configuration: SecureFixtures.configuration(directory, environment: ProcessInfo.processInfo.environment),
-            logger: logger)
+        let configuration = SecureFixtures.configuration(directory, environment: ProcessInfo.processInfo.environment)
+        defer { try? MSALKernelKeyringKeyStore(cacheFileURL: configuration.encryptedFileURL).removeKey() }
+        let chain = MSALSecureTokenCacheStorage(configuration: configuration, logger: logger)
         #expect(chain.protection == .kernelKeyring || chain.protection == .keyFile)
         #expect(chain.steps[0].protection == .secretService && !chain.steps[0].isUsed)
         #expect(chain.steps[0].reason.contains("locked"))
