@@ -18,6 +18,7 @@ let fuzzTargets: [(name: String, harness: String)] = [
     ("emulator", "FuzzHarness"),
     ("managed-identity", "FuzzHarness"),
     ("certificate-pem", "FuzzHarness"),
+    ("encrypted-cache", "FuzzHarness"),
     ("loopback", "FuzzLoopback"),
 ]
 
@@ -28,6 +29,7 @@ let package = Package(
     dependencies: [
         .package(name: "msal-swift", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // The harnesses of the MSAL and emulator parsers, shared with the test suite.
@@ -36,8 +38,10 @@ let package = Package(
             dependencies: [
                 .product(name: "MSALCore", package: "msal-swift"),
                 .product(name: "MSALCertificates", package: "msal-swift"),
+                .product(name: "MSALSecureStorage", package: "msal-swift"),
                 .product(name: "MSALEmulator", package: "msal-swift"),
                 .product(name: "MSALLoopback", package: "msal-swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Harness"
         ),

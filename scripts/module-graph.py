@@ -9,6 +9,9 @@ Rules:
   async-http-client, Hummingbird or swift-certificates, and no other module of this package but MSALSupport.
 - MSALEmulator depends on nothing of the client (no MSAL module but MSALSupport).
 - `msal` (MSALCommand) links neither the emulator nor the example code.
+- MSALSecureStorage (the encrypted token cache) builds on MSALCore, MSALFileStorage and its system-call shim
+  CMSALKeyctl only, with swift-crypto and swift-log: no network stack, and no link-time libsecret (it is loaded
+  at run time). CMSALKeyctl depends on nothing.
 """
 import json
 import subprocess
@@ -17,6 +20,7 @@ import sys
 CORE_ALLOWED_PRODUCTS = {"Crypto", "_CryptoExtras", "Logging"}
 # The module the client, the loopback listener and the emulator share (Foundation only).
 SHARED_SUPPORT = "MSALSupport"
+SECURE_STORAGE_MODULES = {"MSALCore", "MSALFileStorage", "CMSALKeyctl", SHARED_SUPPORT}
 
 
 def describe():
@@ -70,13 +74,23 @@ def main():
     if any(product.startswith("Hummingbird") for product in products):
         failures.append("msal (MSALCommand) links Hummingbird")
 
+    modules, products = closure(targets, "MSALSecureStorage")
+    if not modules <= SECURE_STORAGE_MODULES:
+        failures.append(f"MSALSecureStorage depends on package modules {sorted(modules - SECURE_STORAGE_MODULES)}")
+    if not products <= CORE_ALLOWED_PRODUCTS:
+        failures.append(f"MSALSecureStorage reaches {sorted(products - CORE_ALLOWED_PRODUCTS)}")
+    modules, products = closure(targets, "CMSALKeyctl")
+    if modules or products:
+        failures.append(f"CMSALKeyctl depends on {sorted(modules | products)}")
+
     print()
     if failures:
         for failure in failures:
             print("layering rule broken: " + failure)
         sys.exit(1)
     print("layering rules hold: MSALCore reaches only " + ", ".join(sorted(CORE_ALLOWED_PRODUCTS))
-          + "; MSALEmulator uses no client module; msal links neither the emulator nor the examples")
+          + "; MSALEmulator uses no client module; msal links neither the emulator nor the examples"
+          + "; MSALSecureStorage builds on MSALCore and MSALFileStorage only")
 
 
 if __name__ == "__main__":

@@ -4,9 +4,12 @@
 #      compatibility), which also drive Microsoft's MSAL for Python as the token-cache peer;
 #   2. the DocC catalog, which must build without a warning;
 #   3. the emulator fidelity suite: MSAL for Python's real flows against `msal-emulator` over HTTPS;
-#   4. every fuzz target (scripts/fuzz.sh, docs/fuzzing.md) for a short time.
+#   4. every fuzz target (scripts/fuzz.sh, docs/fuzzing.md) for a short time;
+#   5. the encrypted token cache's tests again inside a private D-Bus session with gnome-keyring
+#      (scripts/with-secret-service.sh), with MSAL for Python's msal-extensions sharing the Secret Service item.
 # It installs what it needs itself: the Python peer (msal, pytest) into .venv, and on Debian Chromium and
-# chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test.
+# chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test, and gnome-keyring, dbus,
+# libsecret, secret-tool, keyutils and PyGObject for the Secret Service and kernel keyring tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,11 +43,48 @@ if ! install_browser; then
 fi
 export MSAL_BROWSER_TESTS_REQUIRED=1
 
+# A Secret Service (gnome-keyring on a private session bus), libsecret, keyutils, and Debian's Python with PyGObject
+# for msal-extensions' LibsecretPersistence (Debian packages). Once installed, those tests must run.
+secret_service_packages=(gnome-keyring dbus libsecret-1-0 libsecret-tools keyutils libkeyutils1 python3-gi gir1.2-secret-1)
+install_secret_service() {
+    command -v gnome-keyring-daemon >/dev/null 2>&1 && command -v dbus-run-session >/dev/null 2>&1 \
+        && command -v secret-tool >/dev/null 2>&1 && command -v keyctl >/dev/null 2>&1 \
+        && /usr/bin/python3 -c "import gi; gi.require_version('Secret', '1')" >/dev/null 2>&1 \
+        && return 0
+    command -v apt-get >/dev/null 2>&1 || return 1
+    local sudo=""
+    if [ "$(id -u)" != "0" ]; then
+        command -v sudo >/dev/null 2>&1 || return 1
+        sudo="sudo"
+    fi
+    echo "Installing ${secret_service_packages[*]} for the encrypted token cache tests..." >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${secret_service_packages[@]}" >/dev/null \
+        || { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null \
+             && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${secret_service_packages[@]}" >/dev/null; }
+}
+if ! install_secret_service; then
+    echo "error: the Secret Service packages could not be installed; the Secret Service tests will fail" >&2
+fi
+# msal-extensions on Debian's Python (which has PyGObject): the Secret Service interop peer.
+secret_python=".build/secret-service-python"
+if [ -x /usr/bin/python3 ] && [ ! -x "$secret_python/bin/python" ]; then
+    /usr/bin/python3 -m venv --system-site-packages "$secret_python" || true
+fi
+if [ -x "$secret_python/bin/python" ]; then
+    "$secret_python/bin/python" -m pip install --quiet --disable-pip-version-check \
+        "$(grep -i '^msal-extensions' Tests/python/requirements.txt)" || true
+fi
+
 # The layering the architecture depends on (MSALCore platform-free, the emulator apart from the client).
 python3 scripts/module-graph.py
 
 swift build --build-tests
 swift test --skip-build "$@"
+
+# The encrypted token cache against a real Secret Service (gnome-keyring) and msal-extensions.
+MSAL_SECRET_SERVICE_PYTHON="$PWD/$secret_python/bin/python" \
+    scripts/with-secret-service.sh swift test --skip-build --filter MSALSecureStorageTests
+scripts/with-secret-service.sh --locked swift test --skip-build --filter LockedSecretServiceTests
 
 # The DocC catalog (Sources/MSALCore/MSAL.docc: the API and the articles) builds with no warning (broken symbol
 # links fail the run). It documents MSALCore, whose symbols the MSAL umbrella re-exports.

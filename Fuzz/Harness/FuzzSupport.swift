@@ -57,6 +57,7 @@ public enum FuzzHarnesses {
         "discovery": ProtocolFuzzing.discovery,
         "managed-identity": ConfidentialFuzzing.managedIdentity,
         "certificate-pem": ConfidentialFuzzing.certificatePEM,
+        "encrypted-cache": EncryptedCacheFuzzing.header,
     ]
 
     /// The targets that drive an actor (the emulator core).

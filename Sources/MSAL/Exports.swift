@@ -3,6 +3,7 @@
 // those of the target's dependencies in Package.swift (`canImport` would also see modules built for other targets).
 @_exported import MSALCore
 @_exported import MSALFileStorage
+@_exported import MSALSecureStorage
 @_exported import MSALCertificates
 #if os(Linux)
 @_exported import MSALHTTPTransport

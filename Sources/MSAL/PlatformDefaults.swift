@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 
 extension MSALPublicClientApplication {
     /// Creates an application with this platform's services for what `configuration` leaves unset
@@ -9,7 +10,7 @@ extension MSALPublicClientApplication {
     /// ``MSALInternalError/internalErrorFailedAuthorityValidation`` for a B2C authority that is not in
     /// ``MSALPublicClientApplicationConfig/knownAuthorities``.
     public convenience init(configuration: MSALPublicClientApplicationConfig) throws {
-        try self.init(configuration: configuration, platform: .platformDefault)
+        try self.init(configuration: configuration, platform: .platformDefault(logger: configuration.logger))
     }
 
     /// Creates an application for `clientId` with the default authority (`https://login.microsoftonline.com/common`).
@@ -24,11 +25,25 @@ extension MSALPlatformServices {
     ///   its cache never creates it);
     /// - user agent: on Linux an `MSALSystemBrowserWebAuthenticator` (system browser, loopback redirect); on Apple
     ///   platforms the system authentication session where AuthenticationServices exists;
-    /// - storage: `MSALFileTokenCacheStorage` at its default path.
-    public static var platformDefault: MSALPlatformServices {
+    /// - storage: on Linux an `MSALSecureTokenCacheStorage` (the cache encrypted at rest: Secret Service, else an
+    ///   encrypted file keyed from the kernel keyring or a key file; plaintext only when allowed), chosen when the
+    ///   application is created; on Apple platforms `MSALFileTokenCacheStorage` at its default path.
+    public static var platformDefault: MSALPlatformServices { platformDefault(logger: nil) }
+
+    /// This platform's services, with the storage chain (on Linux) logging its choice to `logger` (MSAL's default
+    /// logger when nil).
+    public static func platformDefault(logger: Logger?) -> MSALPlatformServices {
         MSALPlatformServices(httpClient: DeferredHTTPClient(),
                              webAuthenticator: defaultWebAuthenticator(),
-                             cacheStorage: { MSALFileTokenCacheStorage(fileURL: MSALFileTokenCacheStorage.defaultFileURL()) })
+                             cacheStorage: { defaultCacheStorage(logger: logger) })
+    }
+
+    private static func defaultCacheStorage(logger: Logger?) -> any MSALTokenCacheStorage {
+        #if os(Linux)
+        return MSALSecureTokenCacheStorage(configuration: MSALSecureTokenCacheConfig(), logger: logger)
+        #else
+        return MSALFileTokenCacheStorage(fileURL: MSALFileTokenCacheStorage.defaultFileURL())
+        #endif
     }
 
     private static func defaultWebAuthenticator() -> (any MSALWebAuthenticator)? {
