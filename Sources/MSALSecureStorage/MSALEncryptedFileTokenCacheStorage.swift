@@ -24,7 +24,7 @@ public final class MSALEncryptedFileTokenCacheStorage: MSALTokenCacheStorage {
     /// Where the key is kept.
     public let keyStore: any MSALTokenCacheKeyStore
 
-    private let file: MSALFileTokenCacheStorage
+    let file: MSALFileTokenCacheStorage
     private let log: MSALLog
     /// The file version whose lost key was already reported (one warning per file, not per read).
     private let reportedLostKey = LockedBox<MSALTokenCacheStorageVersion?>(nil)

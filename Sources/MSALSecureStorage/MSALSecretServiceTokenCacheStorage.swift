@@ -47,7 +47,7 @@ public final class MSALSecretServiceTokenCacheStorage: MSALTokenCacheStorage {
     public let configuration: MSALSecretServiceConfig
 
     private let backend: any SecretServiceBackend
-    private let signal: MSALFileTokenCacheStorage
+    let signal: MSALFileTokenCacheStorage
 
     /// A storage in the Secret Service whose signal file is `signalFileURL`.
     ///
