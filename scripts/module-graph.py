@@ -9,12 +9,18 @@ Rules:
   async-http-client, Hummingbird or swift-certificates, and no other module of this package but MSALSupport.
 - MSALEmulator depends on nothing of the client (no MSAL module but MSALSupport).
 - `msal` (MSALCommand) links neither the emulator nor the example code.
+- MSALPostgresCache (the PostgreSQL token cache) depends only on MSALCore (and MSALSupport through it),
+  postgres-nio, swift-crypto and swift-log; no module but its tests and its benchmark depends on it.
 """
 import json
 import subprocess
 import sys
 
 CORE_ALLOWED_PRODUCTS = {"Crypto", "_CryptoExtras", "Logging"}
+POSTGRES_CACHE = "MSALPostgresCache"
+POSTGRES_CACHE_ALLOWED_MODULES = {"MSALCore", SHARED_SUPPORT}
+POSTGRES_CACHE_ALLOWED_PRODUCTS = CORE_ALLOWED_PRODUCTS | {"PostgresNIO"}
+POSTGRES_CACHE_USERS = {"MSALPostgresCacheTests", "MSALPostgresBench"}
 # The module the client, the loopback listener and the emulator share (Foundation only).
 SHARED_SUPPORT = "MSALSupport"
 
@@ -70,13 +76,23 @@ def main():
     if any(product.startswith("Hummingbird") for product in products):
         failures.append("msal (MSALCommand) links Hummingbird")
 
+    modules, products = closure(targets, POSTGRES_CACHE)
+    if not modules <= POSTGRES_CACHE_ALLOWED_MODULES:
+        failures.append(f"{POSTGRES_CACHE} depends on {sorted(modules - POSTGRES_CACHE_ALLOWED_MODULES)}")
+    if not products <= POSTGRES_CACHE_ALLOWED_PRODUCTS:
+        failures.append(f"{POSTGRES_CACHE} reaches {sorted(products - POSTGRES_CACHE_ALLOWED_PRODUCTS)}")
+    for name in targets:
+        if name not in POSTGRES_CACHE_USERS and POSTGRES_CACHE in targets[name].get("target_dependencies", []):
+            failures.append(f"{name} depends on {POSTGRES_CACHE}")
+
     print()
     if failures:
         for failure in failures:
             print("layering rule broken: " + failure)
         sys.exit(1)
     print("layering rules hold: MSALCore reaches only " + ", ".join(sorted(CORE_ALLOWED_PRODUCTS))
-          + "; MSALEmulator uses no client module; msal links neither the emulator nor the examples")
+          + "; MSALEmulator uses no client module; msal links neither the emulator nor the examples"
+          + "; MSALPostgresCache reaches only MSALCore, PostgresNIO, Crypto and Logging")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@
 #   2. the DocC catalog, which must build without a warning;
 #   3. the emulator fidelity suite: MSAL for Python's real flows against `msal-emulator` over HTTPS;
 #   4. every fuzz target (scripts/fuzz.sh, docs/fuzzing.md) for a short time.
+# The Swift suites run with a throw-away PostgreSQL cluster (scripts/postgres-test-cluster.sh, Debian's postgresql)
+# for the PostgreSQL token cache's tests.
 # It installs what it needs itself: the Python peer (msal, pytest) into .venv, and on Debian Chromium and
 # chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test.
 set -euo pipefail
@@ -44,7 +46,9 @@ export MSAL_BROWSER_TESTS_REQUIRED=1
 python3 scripts/module-graph.py
 
 swift build --build-tests
-swift test --skip-build "$@"
+# The PostgreSQL token cache's tests run against a throw-away cluster (installed and started by the script).
+export MSAL_POSTGRES_REQUIRED=1
+scripts/postgres-test-cluster.sh swift test --skip-build "$@"
 
 # The DocC catalog (Sources/MSALCore/MSAL.docc: the API and the articles) builds with no warning (broken symbol
 # links fail the run). It documents MSALCore, whose symbols the MSAL umbrella re-exports.
