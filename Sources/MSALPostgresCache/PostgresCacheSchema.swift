@@ -35,8 +35,9 @@ enum PostgresCacheSchema {
     /// library's is refused rather than written over.
     static func migrate(_ client: PostgresClient, table: String, logger: Logger) async throws {
         try await client.withConnection { connection in
-            // One instance migrates at a time (other instances wait here).
-            let lockKey = PartitionLockKey.make(namespace: "schema", partition: table)
+            // One migration at a time (other instances, and other tables, wait here): concurrent
+            // CREATE ... IF NOT EXISTS of the same objects can fail in PostgreSQL.
+            let lockKey = PartitionLockKey.make(namespace: "schema", partition: "msal_token_cache")
             try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
             do {
                 for statement in statements(table: table) {

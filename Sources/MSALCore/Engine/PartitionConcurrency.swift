@@ -115,9 +115,10 @@ final class PartitionLockHolder: Sendable {
         self.task = task
     }
 
-    /// Takes the lock; returns once it is held, or throws the storage's error (a lock timeout among them).
+    /// Takes the lock; returns once it is held, or throws the storage's error (a lock timeout among them), or
+    /// ``StorageTimeout`` when the storage neither grants nor refuses the lock within `bound` seconds.
     static func acquire(_ storage: any MSALPartitionedTokenCacheStorage, partition: String,
-                        timeout: TimeInterval) async throws -> PartitionLockHolder {
+                        timeout: TimeInterval, bound: TimeInterval) async throws -> PartitionLockHolder {
         let acquired = OnceResult<Void>()
         let (stream, continuation) = AsyncStream<Void>.makeStream()
         let task = Task.detached {
@@ -131,6 +132,11 @@ final class PartitionLockHolder: Sendable {
             }
             acquired.finish(.failure(CancellationError()))
         }
+        let timer = Task {
+            try? await Task.sleep(nanoseconds: UInt64(RequestTimeout.seconds(bound) * 1_000_000_000))
+            if acquired.finish(.failure(StorageTimeout(seconds: bound))) { task.cancel() }
+        }
+        defer { timer.cancel() }
         do {
             try await withTaskCancellationHandler {
                 try await acquired.value()

@@ -9,7 +9,14 @@ struct PartitionGuardHTTPClient: MSALHTTPClient {
 
     func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse {
         if request.method.uppercased() == "POST", let operation = PartitionBinding.current, operation.owner == owner {
-            try await operation.beforeTokenRequest()
+            do {
+                try await operation.beforeTokenRequest()
+            } catch {
+                // An MSAL error: the token client sends no retry; the partitioned cache runs the call again.
+                throw MSALErrorInfo.internal(.internalErrorUnexpected,
+                                             "The token request was deferred: \(error)",
+                                             underlyingError: (error as? MSALPartitionedCacheError) ?? PartitionRequestRefused())
+            }
         }
         return try await base.send(request)
     }

@@ -46,6 +46,10 @@ final class PartitionOperation: @unchecked Sendable {
 
     func noteStorageUse() { lock.withLock { usedStorageValue = true } }
 
+    /// Whether the slot changed since the current run began (another call reloaded or refreshed it): a failure
+    /// of this run may come from a shared request that was refused, and the run is worth repeating.
+    var slotChangedSinceAttemptBegan: Bool { lock.withLock { snapshotValue } != slot.snapshot() }
+
     /// Starts (another) run of the call: what it reads from now on is the slot as it is now.
     func beginAttempt() {
         let now = slot.snapshot()
@@ -78,8 +82,9 @@ final class PartitionOperation: @unchecked Sendable {
         lock.withLock { holdsNetworkMutex = true }
         noteStorageUse()
         do {
-            let holder = try await PartitionLockHolder.acquire(cache.storage, partition: slot.partition,
-                                                               timeout: cache.config.lockTimeout)
+            let holder = try await PartitionLockHolder.acquire(
+                cache.storage, partition: slot.partition, timeout: cache.config.lockTimeout,
+                bound: cache.config.lockTimeout + cache.config.storageTimeout)
             lock.withLock { self.holder = holder }
         } catch let error as MSALPartitionedCacheError where error.kind == .lockTimeout {
             lock.withLock { lockTimedOutValue = true }

@@ -85,7 +85,9 @@ final class PartitionedCache: Sendable {
         }
     }
 
-    /// Runs `body` until it ran on a current view of the partition (at most three times).
+    /// Runs `body` until it ran on a current view of the partition (at most five times): again when its token
+    /// request was refused, or when it failed with a refusal it shared (a request of another call on the partition
+    /// that it joined), or failed after the partition changed under it.
     private func attempts<T: Sendable>(_ operation: PartitionOperation,
                                        _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         var attempt = 0
@@ -93,7 +95,12 @@ final class PartitionedCache: Sendable {
             attempt += 1
             operation.beginAttempt()
             let outcome = await Result { try await PartitionBinding.$current.withValue(operation) { try await body() } }
-            if operation.isStale, attempt < 3, !operation.lockTimedOut { continue }
+            if attempt < 5, !operation.lockTimedOut {
+                if operation.isStale { continue }
+                if case .failure(let error) = outcome,
+                   (error as? MSALErrorInfo)?.underlyingError is PartitionRequestRefused
+                    || operation.slotChangedSinceAttemptBegan { continue }
+            }
             return try outcome.get()
         }
     }

@@ -1,0 +1,5 @@
+/// The benchmark entry point.
+@main
+struct PostgresBench {
+    static func main() {}
+}
