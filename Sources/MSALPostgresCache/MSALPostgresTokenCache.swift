@@ -57,6 +57,11 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStorage {
     private let runTask: Task<Void, Never>
     private let listenerTask = LockedTasks()
     private let handlers = HandlerList()
+    /// The connections holding a partition's lock, by partition: reads and writes of a locked partition run on its
+    /// lock's connection, so that lock holders never wait for a second connection of a busy pool.
+    private let lockConnections = LockConnections()
+    /// Bounds the connections that hold locks to half the pool, so that reads and writes always find one.
+    private let lockPermits: AsyncPermits
 
     /// Creates the cache and starts its connection pool (no connection is opened until it is needed).
     public init(configuration: Configuration) throws {
@@ -71,6 +76,7 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStorage {
         self.table = table.lowercased()
         let client = PostgresClient(configuration: configuration.postgres)
         self.client = client
+        lockPermits = AsyncPermits(max(1, configuration.postgres.options.maximumConnections / 2))
         runTask = Task { await client.run() }
         if configuration.notifications { startListening() }
     }
@@ -93,11 +99,10 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStorage {
 
     /// Reads and decrypts one row by its primary key; sends no data when its version is `knownVersion`.
     public func read(partition: String, knownVersion: Int64?) async throws -> MSALPartitionedCacheRead {
-        let rows = try await client.query(
-            """
+        let rows = try await query(partition, """
             SELECT version, CASE WHEN version = \(knownVersion) THEN NULL ELSE data END, key_id
             FROM \(unescaped: table) WHERE partition_key = \(partition)
-            """, logger: configuration.logger)
+            """)
         for try await (version, data, keyId) in rows.decode((Int64, Data?, String).self) {
             guard let data else { return .unchanged }
             let plain = try configuration.keyRing.open(data, keyId: keyId, partition: partition)
@@ -133,7 +138,7 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStorage {
                 SELECT version, pg_notify(\(channel), version::text || ' ' || \(partition)) FROM written
                 """
         }
-        let rows = try await client.query(query, logger: configuration.logger)
+        let rows = try await self.query(partition, query)
         for try await (version, _) in rows.decode((Int64, String?).self) { return version }
         throw MSALPartitionedCacheError(.versionConflict, "the partition was written by another instance first")
     }
@@ -146,6 +151,9 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStorage {
         let key = PartitionLockKey.make(namespace: table, partition: partition)
         let logger = configuration.logger
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, timeout) * 1000))
+        try await lockPermits.acquire(until: deadline, timeout: timeout)
+        defer { lockPermits.release() }
+        let connections = lockConnections
         return try await client.withConnection { connection in
             var pause = Duration.milliseconds(5)
             while true {
@@ -159,8 +167,10 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStorage {
                 try await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
                 pause = min(pause * 2, .milliseconds(100))
             }
+            connections.set(partition, connection)
             let outcome: Result<T, any Error>
             do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            connections.set(partition, nil)
             // Unlock even when this task is cancelled: the unlock runs in a task of its own.
             let unlocked = await Task {
                 (try? await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger)) != nil
@@ -176,6 +186,62 @@ public final class MSALPostgresTokenCache: MSALPartitionedTokenCacheStorage {
     /// Adds a handler for other instances' writes (see ``MSALPartitionedTokenCacheStorage``).
     public func addInvalidationHandler(_ handler: @escaping @Sendable (String?, Int64?) -> Void) {
         handlers.add(handler)
+    }
+
+    /// Runs `query` on the connection that holds `partition`'s lock, if this instance holds it, else on the pool.
+    private func query(_ partition: String, _ query: PostgresQuery) async throws -> PostgresRowSequence {
+        if let connection = lockConnections.get(partition) {
+            return try await connection.query(query, logger: configuration.logger)
+        }
+        return try await client.query(query, logger: configuration.logger)
+    }
+
+    // MARK: Bulk import
+
+    /// One partition to import: its serialized cache document (unified JSON format) and when its last useful token
+    /// expires.
+    public struct PartitionImport: Sendable {
+        /// The partition key (home account id, `<clientId>_<tenant>`, or assertion hash).
+        public var partition: String
+        /// The serialized cache document (plaintext: it is encrypted on import).
+        public var data: Data
+        /// When the partition's last useful token expires.
+        public var expiresOn: Date
+
+        /// Creates an import row.
+        public init(partition: String, data: Data, expiresOn: Date) {
+            self.partition = partition
+            self.data = data
+            self.expiresOn = expiresOn
+        }
+    }
+
+    /// Encrypts and inserts partitions in multi-row statements of `batchSize` rows (for migrations from another
+    /// cache, and for load tests); partitions already stored are left as they are. Returns how many were inserted.
+    @discardableResult
+    public func importPartitions(_ partitions: [PartitionImport], batchSize: Int = 1000) async throws -> Int {
+        var inserted = 0
+        var start = partitions.startIndex
+        while start < partitions.endIndex {
+            let batch = partitions[start..<min(start + max(1, min(batchSize, 10_000)), partitions.endIndex)]
+            start = batch.endIndex
+            var sql = "INSERT INTO \(table) (partition_key, data, version, key_id, expires_at, updated_at) VALUES "
+            var bindings = PostgresBindings(capacity: batch.count * 4)
+            for (index, row) in batch.enumerated() {
+                let sealed = try configuration.keyRing.seal(row.data, partition: row.partition)
+                let base = index * 4
+                sql += index == 0 ? "" : ", "
+                sql += "($\(base + 1), $\(base + 2), nextval('\(table)_version_seq'), $\(base + 3), $\(base + 4), now())"
+                bindings.append(row.partition)
+                try bindings.append(sealed.data)
+                bindings.append(sealed.keyId)
+                bindings.append(row.expiresOn)
+            }
+            sql += " ON CONFLICT (partition_key) DO NOTHING RETURNING 1"
+            let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: configuration.logger)
+            for try await _ in rows { inserted += 1 }
+        }
+        return inserted
     }
 
     // MARK: Eviction
@@ -266,6 +332,47 @@ final class HandlerList: @unchecked Sendable {
         lock.unlock()
         for handler in current { handler(partition, version) }
     }
+}
+
+/// The connections that hold partition locks, by partition.
+final class LockConnections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connections: [String: PostgresConnection] = [:]
+
+    func set(_ partition: String, _ connection: PostgresConnection?) {
+        lock.withLock { connections[partition] = connection }
+    }
+
+    func get(_ partition: String) -> PostgresConnection? {
+        lock.withLock { connections[partition] }
+    }
+}
+
+/// A counting semaphore for tasks, with a deadline.
+final class AsyncPermits: @unchecked Sendable {
+    private let lock = NSLock()
+    private var available: Int
+
+    init(_ permits: Int) { available = permits }
+
+    func acquire(until deadline: ContinuousClock.Instant, timeout: TimeInterval) async throws {
+        var pause = Duration.milliseconds(1)
+        while true {
+            let taken = lock.withLock { () -> Bool in
+                guard available > 0 else { return false }
+                available -= 1
+                return true
+            }
+            if taken { return }
+            if ContinuousClock.now >= deadline {
+                throw MSALPartitionedCacheError(.lockTimeout, "no connection for the partition lock within \(timeout) s")
+            }
+            try await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(20))
+        }
+    }
+
+    func release() { lock.withLock { available += 1 } }
 }
 
 /// Background tasks owned by the cache, cancelled at shutdown.

@@ -85,7 +85,9 @@ final class PartitionedCache: Sendable {
         }
     }
 
-    /// Runs `body` until it ran on a current view of the partition (at most five times): again when its token
+    static let maxAttempts = 12
+
+    /// Runs `body` until it ran on a current view of the partition (at most twelve times): again when its token
     /// request was refused, or when it failed with a refusal it shared (a request of another call on the partition
     /// that it joined), or failed after the partition changed under it.
     private func attempts<T: Sendable>(_ operation: PartitionOperation,
@@ -95,11 +97,16 @@ final class PartitionedCache: Sendable {
             attempt += 1
             operation.beginAttempt()
             let outcome = await Result { try await PartitionBinding.$current.withValue(operation) { try await body() } }
-            if attempt < 5, !operation.lockTimedOut {
+            if attempt < Self.maxAttempts, !operation.lockTimedOut {
                 if operation.isStale { continue }
                 if case .failure(let error) = outcome,
                    (error as? MSALErrorInfo)?.underlyingError is PartitionRequestRefused
-                    || operation.slotChangedSinceAttemptBegan { continue }
+                    || operation.slotChangedSinceAttemptBegan {
+                    // A refusal shared with a request this call joined: the refused request may stay registered
+                    // for a moment, so wait a little before running again.
+                    try? await Task.sleep(nanoseconds: UInt64(min(1 << attempt, 50)) * 1_000_000)
+                    continue
+                }
             }
             return try outcome.get()
         }
