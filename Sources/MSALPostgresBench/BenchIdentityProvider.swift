@@ -26,6 +26,10 @@ struct BenchIdentityProvider: MSALHTTPClient {
             let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
             if parts.count == 2 { form[parts[0]] = parts[1] }
         }
+        if form["grant_type"] == "client_credentials" {
+            return Self.json(200, ["token_type": "Bearer", "expires_in": 3600, "ext_expires_in": 3600,
+                                   "access_token": "app-\(UUID().uuidString)"])
+        }
         let parts = (form["refresh_token"] ?? "").split(separator: ".")
         guard form["grant_type"] == "refresh_token", parts.count == 3, let user = Int(parts[1]), let generation = Int(parts[2]) else {
             return Self.json(400, ["error": "unsupported_grant_type"])

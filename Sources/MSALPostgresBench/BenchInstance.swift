@@ -9,6 +9,8 @@ struct BenchSamples: Codable {
     var l1: [Double] = []
     var refresh: [Double] = []
     var waited: [Double] = []
+    var l1Sequential: [Double] = []
+    var appSequential: [Double] = []
     var l1Seconds = 0.0
     var errors = 0
     var l1Hits = 0
@@ -57,6 +59,23 @@ enum BenchInstance {
                 collector.add(\.l1, started)
             }
             samples.l1Seconds = seconds(ContinuousClock.now - wall)
+            if index == 0, let account = all.first {
+                // One task alone: the cost of a memory hit without contention.
+                let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
+                let app = app
+                for _ in 0..<20_000 {
+                    let started = ContinuousClock.now
+                    _ = try await app.acquireTokenSilent(with: parameters)
+                    collector.add(\.l1Sequential, started)
+                }
+                let client = MSALClientCredentialParameters(scopes: ["https://graph.microsoft.com/.default"])
+                _ = try await app.acquireTokenForClient(with: client)
+                for _ in 0..<20_000 {
+                    let started = ContinuousClock.now
+                    _ = try await app.acquireTokenForClient(with: client)
+                    collector.add(\.appSequential, started)
+                }
+            }
         } else {
             // Every process walks the expired users in the same order, two tasks per user: contention on each
             // partition across processes and within each.
@@ -83,6 +102,8 @@ enum BenchInstance {
         let measured = collector.samples
         samples.l2 = measured.l2
         samples.l1 = measured.l1
+        samples.l1Sequential = measured.l1Sequential
+        samples.appSequential = measured.appSequential
         samples.refresh = measured.refresh
         samples.waited = measured.waited
         samples.errors = measured.errors

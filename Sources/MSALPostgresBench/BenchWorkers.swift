@@ -51,6 +51,8 @@ enum BenchReport {
         if phase == "read" {
             line("L2 hit (partition load, loadAccount)", results.flatMap(\.l2))
             line("L1 hit (acquireTokenSilent)", results.flatMap(\.l1))
+            line("L1 hit, one task alone (silent)", results.flatMap(\.l1Sequential))
+            line("L1 hit, one task alone (app token)", results.flatMap(\.appSequential))
             let throughput = results.reduce(0.0) { $0 + Double($1.l1.count) / max($1.l1Seconds, 1e-9) }
             Swift.print(String(format: "  L1 throughput: %.0f calls/s across processes", throughput))
         } else {

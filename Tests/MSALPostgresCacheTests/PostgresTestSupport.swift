@@ -63,13 +63,13 @@ struct Instance {
     static let clientId = "b6c69a37-df96-4db0-9088-2ab96e1d8215"
 
     static func make(_ provider: MSALScriptedIdentityProvider, clock: MSALTestClock, table: String,
-                     keyRing: MSALPostgresCacheKeyRing? = nil, port: Int? = nil,
+                     keyRing: MSALPostgresCacheKeyRing? = nil, port: Int? = nil, http: (any MSALHTTPClient)? = nil,
                      tune: (inout MSALPartitionedCacheConfig) -> Void = { _ in }) async throws -> Instance {
         let cache = try await TestDatabase.makeCache(table: table, keyRing: keyRing, port: port)
         let config = MSALConfidentialClientApplicationConfig(
             clientId: clientId, clientCredential: .secret("s3cret"),
             authority: try MSALAuthority(url: URL(string: "https://login.microsoftonline.com/\(tenant)")!))
-        config.httpClient = provider
+        config.httpClient = http ?? provider
         config.clock = clock
         var partitioned = MSALPartitionedCacheConfig(storage: cache)
         partitioned.lockTimeout = 5

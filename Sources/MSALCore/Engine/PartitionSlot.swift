@@ -26,6 +26,9 @@ final class PartitionSlot: @unchecked Sendable {
     private(set) var failedAt: Date?
     /// The size of the serialized document when last read or written.
     private(set) var bytes: Int
+    /// Another instance wrote a newer version: the next call reads the partition again (into this same slot, so
+    /// that the calls of this process on the partition keep sharing one slot and its locks).
+    private(set) var reloadNeeded = false
 
     init(partition: String, document: TokenCacheDocument, version: Int64?, bytes: Int, writable: Bool,
          failedAt: Date? = nil) {
@@ -70,6 +73,21 @@ final class PartitionSlot: @unchecked Sendable {
         bytes = newBytes
         writable = true
         failedAt = nil
+        reloadNeeded = false
+    }
+
+    /// Records that the stored version is the one in memory (a read found it unchanged).
+    func confirmCurrent() {
+        lock.lock()
+        defer { lock.unlock() }
+        reloadNeeded = false
+    }
+
+    /// Records that a newer version was stored elsewhere (unless `newVersion` is the one in memory).
+    func markReloadNeeded(unless newVersion: Int64?) {
+        lock.lock()
+        defer { lock.unlock() }
+        if newVersion == nil || newVersion != version { reloadNeeded = true }
     }
 
     /// Replaces the document with one that is not stored yet (a merge): the next write-back stores it.

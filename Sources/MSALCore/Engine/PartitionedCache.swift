@@ -44,6 +44,7 @@ final class PartitionedCache: Sendable {
     /// The slot of `partition` if it is in memory and needs no storage read, else nil (no I/O).
     func memorySlot(_ partition: String) -> PartitionSlot? {
         guard let slot = memory.withLock({ $0.get(partition) }) else { return nil }
+        if slot.withDocument({ _ in slot.reloadNeeded }) { return nil }
         if let failedAt = slot.withDocument({ _ in slot.failedAt }),
            clock.now().timeIntervalSince(failedAt) >= config.retryInterval { return nil }
         return slot
@@ -85,26 +86,26 @@ final class PartitionedCache: Sendable {
         }
     }
 
-    static let maxAttempts = 12
-
-    /// Runs `body` until it ran on a current view of the partition (at most twelve times): again when its token
-    /// request was refused, or when it failed with a refusal it shared (a request of another call on the partition
-    /// that it joined), or failed after the partition changed under it.
+    /// Runs `body` until it ran on a current view of the partition: again when its token request was refused, or
+    /// when it failed with a refusal it shared (a request of another call on the partition that it joined), or
+    /// failed after the partition changed under it; for at most ``MSALPartitionedCacheConfig/lockTimeout`` (at
+    /// least one second), after which the last outcome is returned.
     private func attempts<T: Sendable>(_ operation: PartitionOperation,
                                        _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(max(config.lockTimeout, 1) * 1000))
         var attempt = 0
         while true {
             attempt += 1
             operation.beginAttempt()
             let outcome = await Result { try await PartitionBinding.$current.withValue(operation) { try await body() } }
-            if attempt < Self.maxAttempts, !operation.lockTimedOut {
+            if ContinuousClock.now < deadline, !operation.lockTimedOut {
                 if operation.isStale { continue }
                 if case .failure(let error) = outcome,
                    (error as? MSALErrorInfo)?.underlyingError is PartitionRequestRefused
                     || operation.slotChangedSinceAttemptBegan {
                     // A refusal shared with a request this call joined: the refused request may stay registered
                     // for a moment, so wait a little before running again.
-                    try? await Task.sleep(nanoseconds: UInt64(min(1 << attempt, 50)) * 1_000_000)
+                    try? await Task.sleep(nanoseconds: UInt64(min(1 << min(attempt, 6), 50)) * 1_000_000)
                     continue
                 }
             }
@@ -156,7 +157,7 @@ final class PartitionedCache: Sendable {
             }
             switch read {
             case .unchanged:
-                break
+                slot.confirmCurrent()
             case .absent:
                 count { $0.l2Misses += 1 }
                 slot.replace(with: TokenCacheDocument(), version: nil, bytes: 0)
@@ -204,7 +205,7 @@ final class PartitionedCache: Sendable {
             } catch let error as MSALPartitionedCacheError where error.kind == .versionConflict {
                 count { $0.writeConflicts += 1 }
                 log.warning("Another instance wrote a token cache partition first; this instance's change is dropped and the partition is read again on next use.")
-                memory.withLock { _ = $0.remove(partition) }
+                slot.markReloadNeeded(unless: nil)
             } catch {
                 storageFailed(error, partition: partition, doing: "write")
             }
@@ -218,8 +219,8 @@ final class PartitionedCache: Sendable {
         if dropped > 0 { count { $0.evictions += dropped } }
     }
 
-    /// Drops `partition` from memory when another instance wrote `version` (a change notification); every
-    /// partition when `partition` is nil (notifications may have been missed).
+    /// Marks `partition` for a re-read when another instance wrote `version` (a change notification); drops every
+    /// partition from memory when `partition` is nil (notifications may have been missed).
     func invalidate(_ partition: String?, version: Int64?) {
         guard let partition else {
             let dropped = memory.withLock { lru -> Int in
@@ -230,13 +231,10 @@ final class PartitionedCache: Sendable {
             count { $0.invalidations += dropped }
             return
         }
-        let dropped = memory.withLock { lru -> Bool in
-            guard let slot = lru.get(partition) else { return false }
-            if slot.withDocument({ _ in slot.version }) == version { return false }
-            lru.remove(partition)
-            return true
-        }
-        if dropped { count { $0.invalidations += 1 } }
+        guard let slot = memory.withLock({ $0.get(partition) }) else { return }
+        if slot.withDocument({ _ in slot.version }) == version { return }
+        slot.markReloadNeeded(unless: version)
+        count { $0.invalidations += 1 }
     }
 
     /// Counts and logs a failed storage call (never with a secret; the partition is named by a short hash).
