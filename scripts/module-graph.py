@@ -17,12 +17,12 @@ import subprocess
 import sys
 
 CORE_ALLOWED_PRODUCTS = {"Crypto", "_CryptoExtras", "Logging"}
+# The module the client, the loopback listener and the emulator share (Foundation only).
+SHARED_SUPPORT = "MSALSupport"
 POSTGRES_CACHE = "MSALPostgresCache"
 POSTGRES_CACHE_ALLOWED_MODULES = {"MSALCore", SHARED_SUPPORT}
 POSTGRES_CACHE_ALLOWED_PRODUCTS = CORE_ALLOWED_PRODUCTS | {"PostgresNIO"}
 POSTGRES_CACHE_USERS = {"MSALPostgresCacheTests", "MSALPostgresBench"}
-# The module the client, the loopback listener and the emulator share (Foundation only).
-SHARED_SUPPORT = "MSALSupport"
 
 
 def describe():
