@@ -50,6 +50,7 @@ enum BenchReport {
         Swift.print("\(phase) phase (\(results.count) processes), errors: \(errors)")
         if phase == "read" {
             line("L2 hit (partition load, loadAccount)", results.flatMap(\.l2))
+            line("L2 hit, one task alone", results.flatMap(\.l2Sequential))
             line("L1 hit (acquireTokenSilent)", results.flatMap(\.l1))
             line("L1 hit, one task alone (silent)", results.flatMap(\.l1Sequential))
             line("L1 hit, one task alone (app token)", results.flatMap(\.appSequential))
