@@ -25,11 +25,14 @@ let package = Package(
         .library(name: "MSALURLSession", targets: ["MSALURLSession"]),
         .library(name: "MSALLoopback", targets: ["MSALLoopback"]),
         .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
+        // A token cache shared by many instances of a server app (confidential clients) in PostgreSQL.
+        .library(name: "MSALPostgresCache", targets: ["MSALPostgresCache"]),
         // Test doubles for apps built on MSAL: a scripted identity provider, a recording transport, the emulator's
         // auto-approve user agent.
         .library(name: "MSALTesting", targets: ["MSALTesting"]),
         .executable(name: "msal-bench", targets: ["MSALBench"]),
         .executable(name: "msal-transport-bench", targets: ["MSALTransportBench"]),
+        .executable(name: "msal-postgres-bench", targets: ["MSALPostgresBench"]),
         // The `msal` command-line tool: login, token, accounts, logout, graph (emulator and demo run msal-emulator).
         .executable(name: "msal", targets: ["MSALCommand"]),
         // The identity platform emulator as a program, and the demo on it.
@@ -52,6 +55,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // `swift package generate-documentation --target MSAL` (DocC).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
@@ -158,6 +162,29 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The partitioned token cache in PostgreSQL: one encrypted row per partition, an in-process L1 kept fresh by
+        // LISTEN/NOTIFY, advisory locks for one refresh across instances, expiry-driven eviction.
+        .target(
+            name: "MSALPostgresCache",
+            dependencies: [
+                "MSALCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `msal-postgres-bench`: processes sharing one PostgreSQL cache; L1/L2/refresh latencies and throughput.
+        .executableTarget(
+            name: "MSALPostgresBench",
+            dependencies: [
+                "MSALCore", "MSALPostgresCache", "MSALTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -354,6 +381,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The PostgreSQL token cache against a real server (scripts/postgres-test-cluster.sh starts one).
+        .testTarget(
+            name: "MSALPostgresCacheTests",
+            dependencies: [
+                "MSAL", "MSALCore", "MSALPostgresCache", "MSALTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -12,6 +12,8 @@ Rules:
 - MSALSecureStorage (the encrypted token cache) builds on MSALCore, MSALFileStorage and its system-call shim
   CMSALKeyctl only, with swift-crypto and swift-log: no network stack, and no link-time libsecret (it is loaded
   at run time). CMSALKeyctl depends on nothing.
+- MSALPostgresCache (the PostgreSQL token cache) depends only on MSALCore (and MSALSupport through it),
+  postgres-nio, swift-crypto and swift-log; no module but its tests and its benchmark depends on it.
 """
 import json
 import subprocess
@@ -21,6 +23,10 @@ CORE_ALLOWED_PRODUCTS = {"Crypto", "_CryptoExtras", "Logging"}
 # The module the client, the loopback listener and the emulator share (Foundation only).
 SHARED_SUPPORT = "MSALSupport"
 SECURE_STORAGE_MODULES = {"MSALCore", "MSALFileStorage", "CMSALKeyctl", SHARED_SUPPORT}
+POSTGRES_CACHE = "MSALPostgresCache"
+POSTGRES_CACHE_ALLOWED_MODULES = {"MSALCore", SHARED_SUPPORT}
+POSTGRES_CACHE_ALLOWED_PRODUCTS = CORE_ALLOWED_PRODUCTS | {"PostgresNIO"}
+POSTGRES_CACHE_USERS = {"MSALPostgresCacheTests", "MSALPostgresBench"}
 
 
 def describe():
@@ -82,6 +88,14 @@ def main():
     modules, products = closure(targets, "CMSALKeyctl")
     if modules or products:
         failures.append(f"CMSALKeyctl depends on {sorted(modules | products)}")
+    modules, products = closure(targets, POSTGRES_CACHE)
+    if not modules <= POSTGRES_CACHE_ALLOWED_MODULES:
+        failures.append(f"{POSTGRES_CACHE} depends on {sorted(modules - POSTGRES_CACHE_ALLOWED_MODULES)}")
+    if not products <= POSTGRES_CACHE_ALLOWED_PRODUCTS:
+        failures.append(f"{POSTGRES_CACHE} reaches {sorted(products - POSTGRES_CACHE_ALLOWED_PRODUCTS)}")
+    for name in targets:
+        if name not in POSTGRES_CACHE_USERS and POSTGRES_CACHE in targets[name].get("target_dependencies", []):
+            failures.append(f"{name} depends on {POSTGRES_CACHE}")
 
     print()
     if failures:
@@ -90,7 +104,8 @@ def main():
         sys.exit(1)
     print("layering rules hold: MSALCore reaches only " + ", ".join(sorted(CORE_ALLOWED_PRODUCTS))
           + "; MSALEmulator uses no client module; msal links neither the emulator nor the examples"
-          + "; MSALSecureStorage builds on MSALCore and MSALFileStorage only")
+          + "; MSALSecureStorage builds on MSALCore and MSALFileStorage only"
+          + "; MSALPostgresCache reaches only MSALCore, PostgresNIO, Crypto and Logging")
 
 
 if __name__ == "__main__":

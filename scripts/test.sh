@@ -7,6 +7,8 @@
 #   4. every fuzz target (scripts/fuzz.sh, docs/fuzzing.md) for a short time;
 #   5. the encrypted token cache's tests again inside a private D-Bus session with gnome-keyring
 #      (scripts/with-secret-service.sh), with MSAL for Python's msal-extensions sharing the Secret Service item.
+# The Swift suites run with a throw-away PostgreSQL cluster (scripts/postgres-test-cluster.sh, Debian's postgresql)
+# for the PostgreSQL token cache's tests.
 # It installs what it needs itself: the Python peer (msal, pytest) into .venv, and on Debian Chromium and
 # chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test, and gnome-keyring, dbus,
 # libsecret, secret-tool, keyutils and PyGObject for the Secret Service and kernel keyring tests.
@@ -79,7 +81,9 @@ fi
 python3 scripts/module-graph.py
 
 swift build --build-tests
-swift test --skip-build "$@"
+# The PostgreSQL token cache's tests run against a throw-away cluster (installed and started by the script).
+export MSAL_POSTGRES_REQUIRED=1
+scripts/postgres-test-cluster.sh swift test --skip-build "$@"
 
 # The encrypted token cache against a real Secret Service (gnome-keyring) and msal-extensions.
 MSAL_SECRET_SERVICE_PYTHON="$PWD/$secret_python/bin/python" \

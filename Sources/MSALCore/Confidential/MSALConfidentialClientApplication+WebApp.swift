@@ -25,8 +25,10 @@ extension MSALConfidentialClientApplication {
     public func acquireToken(byAuthorizationCodeFlow flow: MSALAuthorizationCodeFlow,
                              response: [String: String]) async throws -> MSALResult {
         let correlationId = CorrelationID.next()
-        return try await ErrorBoundary.run(.interactive, correlationId: correlationId) { [engine] in
-            try await engine.acquireToken(byAuthorizationCodeFlow: flow, response: response, correlationId: correlationId)
+        return try await ErrorBoundary.run(.interactive, correlationId: correlationId) { [self] in
+            try await onNewAccountPartition { [engine] in
+                try await engine.acquireToken(byAuthorizationCodeFlow: flow, response: response, correlationId: correlationId)
+            }
         }
     }
 
@@ -35,8 +37,8 @@ extension MSALConfidentialClientApplication {
     /// user must sign in again.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         let request = parameters.silentRequest()
-        return try await ErrorBoundary.run(.silent, correlationId: request.correlationId) { [engine] in
-            try await engine.acquireTokenSilent(request)
+        return try await ErrorBoundary.run(.silent, correlationId: request.correlationId) { [self] in
+            try await onPartition(request.account?.identifier) { [engine] in try await engine.acquireTokenSilent(request) }
         }
     }
 
@@ -48,15 +50,20 @@ extension MSALConfidentialClientApplication {
         }
     }
 
-    /// The users signed in to this web app, from its token cache.
+    /// The users signed in to this web app, from its token cache. With a partitioned cache, none: accounts are
+    /// found by identifier (``loadAccount(forIdentifier:)``).
     public func allAccounts() throws -> [MSALAccount] {
         try ErrorBoundary.runSync(.accounts, correlationId: CorrelationID.next()) { try engine.allAccounts() }
     }
 
-    /// The account with home account id `identifier`, or nil.
+    /// The account with home account id `identifier`, or nil. With a partitioned cache, only when its partition is
+    /// in memory: ``loadAccount(forIdentifier:)`` reads it from the storage too.
     public func account(forIdentifier identifier: String) throws -> MSALAccount? {
         try ErrorBoundary.runSync(.accounts, correlationId: CorrelationID.next()) {
-            try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: identifier)).first
+            let found: Result<MSALAccount?, any Error>? = onMemoryPartition(identifier) {
+                Result { try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: identifier)).first }
+            }
+            return try found?.get() ?? nil
         }
     }
 
@@ -65,10 +72,12 @@ extension MSALConfidentialClientApplication {
     /// authority has none.
     public func signOut(_ account: MSALAccount, postLogoutRedirectUri: String? = nil) async throws -> URL? {
         let correlationId = CorrelationID.next()
-        return try await ErrorBoundary.run(.signOut, correlationId: correlationId) { [engine] in
-            try await engine.signOut(account, fromBrowser: true,
-                                     extraQueryParameters: postLogoutRedirectUri.map { ["post_logout_redirect_uri": $0] },
-                                     correlationId: correlationId)
+        return try await ErrorBoundary.run(.signOut, correlationId: correlationId) { [self] in
+            try await onPartition(account.identifier, exclusive: true) { [engine] in
+                try await engine.signOut(account, fromBrowser: true,
+                                         extraQueryParameters: postLogoutRedirectUri.map { ["post_logout_redirect_uri": $0] },
+                                         correlationId: correlationId)
+            }
         }
     }
 }

@@ -19,6 +19,10 @@ public typealias MSALAppTokenCompletionBlock = @Sendable (MSALAppTokenResult?, (
 /// `async throws` form. The object is safe to use from any task or thread; create one per client id and keep it.
 public final class MSALConfidentialClientApplication: Sendable {
     let engine: ClientEngine
+    /// The partitioned token cache, when the configuration has one.
+    let partitioned: PartitionedCache?
+    /// The identity of the engine's cache owner, which partition bindings name.
+    let cacheOwnerId: ObjectIdentifier
     private let configurationCopy: MSALConfidentialClientApplicationConfig
 
     /// Creates an application. Throws ``MSALInternalError/internalErrorInvalidParameter`` for an empty or
@@ -31,10 +35,21 @@ public final class MSALConfidentialClientApplication: Sendable {
         let snapshot = configuration.snapshot()
         var settings = try EngineSettings(snapshot.engineView())
         settings.credential = snapshot.clientCredential
-        let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
-        engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,
-                              clock: snapshot.clock ?? MSALSystemClock(),
-                              cache: CacheOwner(store: TokenCacheStore(storage: storage, log: settings.log)))
+        let clock = snapshot.clock ?? MSALSystemClock()
+        var http = snapshot.httpClient ?? platform.httpClient
+        let cache: CacheOwner
+        if let partitionedConfig = snapshot.partitionedCache {
+            // Calls work on one partition each (PartitionBinding); outside a call the cache is empty.
+            cache = CacheOwner(store: TokenCacheStore(storage: MSALInMemoryTokenCacheStorage(), log: settings.log))
+            http = PartitionGuardHTTPClient(base: http, owner: ObjectIdentifier(cache))
+            partitioned = PartitionedCache(config: partitionedConfig, log: settings.log, clock: clock)
+        } else {
+            let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
+            cache = CacheOwner(store: TokenCacheStore(storage: storage, log: settings.log))
+            partitioned = nil
+        }
+        cacheOwnerId = ObjectIdentifier(cache)
+        engine = ClientEngine(settings: settings, http: http, clock: clock, cache: cache)
         configurationCopy = snapshot
     }
 
@@ -52,9 +67,10 @@ public final class MSALConfidentialClientApplication: Sendable {
     /// ``MSALErrorInfo/stsErrorCodes``; throttling as ``MSALError/serverError`` with the HTTP status.
     public func acquireTokenForClient(with parameters: MSALClientCredentialParameters) async throws -> MSALAppTokenResult {
         let request = parameters.request()
-        if let hit = engine.appTokenCacheHit(request) { return hit }
-        return try await ErrorBoundary.run(.clientCredentials, correlationId: request.correlationId) { [engine] in
-            try await engine.acquireTokenForClient(request)
+        let partition = partitioned == nil ? nil : appPartition(request.authority)
+        if let hit = onMemoryPartition(partition, { engine.appTokenCacheHit(request) }) { return hit }
+        return try await ErrorBoundary.run(.clientCredentials, correlationId: request.correlationId) { [self] in
+            try await onPartition(partition) { [engine] in try await engine.acquireTokenForClient(request) }
         }
     }
 
@@ -67,11 +83,13 @@ public final class MSALConfidentialClientApplication: Sendable {
         }
     }
 
-    /// Removes the application's app tokens (every tenant) from its token cache.
+    /// Removes the application's app tokens (every tenant) from its token cache. With a partitioned cache, those of
+    /// the partition of the configured authority's tenant.
     public func removeTokensForClient() async throws {
         let correlationId = CorrelationID.next()
-        try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [engine] in
-            try engine.removeTokensForClient()
+        try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [self] in
+            let partition = partitioned == nil ? nil : appPartition(nil)
+            try await onPartition(partition, exclusive: true) { [engine] in try engine.removeTokensForClient() }
         }
     }
 
@@ -102,8 +120,10 @@ extension MSALConfidentialClientApplication {
     /// AADSTS codes as ``MSALErrorInfo``.
     public func acquireTokenOnBehalfOf(with parameters: MSALOnBehalfOfParameters) async throws -> MSALResult {
         let request = parameters.request()
-        return try await ErrorBoundary.run(.clientCredentials, correlationId: request.correlationId) { [engine] in
-            try await engine.acquireTokenOnBehalfOf(request)
+        return try await ErrorBoundary.run(.clientCredentials, correlationId: request.correlationId) { [self] in
+            try await onPartition(partitioned == nil ? nil : Self.onBehalfOfPartition(request)) { [engine] in
+                try await engine.acquireTokenOnBehalfOf(request)
+            }
         }
     }
 

@@ -36,6 +36,10 @@ public final class MSALConfidentialClientApplicationConfig: @unchecked Sendable 
     /// The swift-log `Logger` the application writes to (see ``MSALPublicClientApplicationConfig/logger``).
     @MSALLocked public var logger: Logger?
 
+    /// A token cache shared by the application's instances, in partitions (``MSALPartitionedCacheConfig``), such as
+    /// the PostgreSQL cache of `MSALPostgresCache`. When set, ``cacheConfig``'s storage is not used. Default nil.
+    @MSALLocked public var partitionedCache: MSALPartitionedCacheConfig?
+
     private let cacheConfigValue = MSALCacheConfig()
 
     /// Token cache settings. A server usually sets ``MSALCacheConfig/storage`` to an in-memory or shared store.
@@ -61,6 +65,7 @@ public final class MSALConfidentialClientApplicationConfig: @unchecked Sendable 
         copy.clock = clock
         copy.logger = logger
         copy.cacheConfig.storage = cacheConfig.storage
+        copy.partitionedCache = partitionedCache
         return copy
     }
 

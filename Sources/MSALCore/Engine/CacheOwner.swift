@@ -3,6 +3,10 @@ import Foundation
 /// The single owner of the token cache: every read and write goes through its lock, so one application's
 /// cache is consistent across threads and tasks, and the synchronous account APIs can read it directly.
 /// Cross-process consistency comes from the storage's file lock (``TokenCacheStore/update(_:)``).
+///
+/// In a partitioned application (``MSALPartitionedCacheConfig``), a call bound to a partition of this owner
+/// (``PartitionBinding``) reads and changes that partition's in-memory document instead; the partitioned cache
+/// loads it before the call and stores it after.
 final class CacheOwner: @unchecked Sendable {
     private let lock = NSLock()
     private let store: TokenCacheStore
@@ -13,6 +17,7 @@ final class CacheOwner: @unchecked Sendable {
 
     /// Runs `body` on the current document (re-read first if another process changed the storage).
     func read<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
+        if let slot = boundSlot { return try slot.withDocument(body) }
         lock.lock()
         defer { lock.unlock() }
         return try body(try store.currentDocument())
@@ -28,9 +33,16 @@ final class CacheOwner: @unchecked Sendable {
 
     /// Runs `body` on the document under the storage lock and persists the result before returning.
     func update<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
+        if let slot = boundSlot { return try slot.withDocument(body) }
         lock.lock()
         defer { lock.unlock() }
         return try store.update(body)
+    }
+
+    /// The partition the current call is bound to, when it is one of this owner's.
+    private var boundSlot: PartitionSlot? {
+        guard let operation = PartitionBinding.current, operation.owner == ObjectIdentifier(self) else { return nil }
+        return operation.slot
     }
 }
 
