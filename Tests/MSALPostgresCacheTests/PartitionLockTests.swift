@@ -40,12 +40,18 @@ struct PartitionLockTests {
             let other = try await TestDatabase.makeCache(table: table, notifications: false)
             defer { Task { await a.cache.shutdown(); await other.shutdown() } }
             let partition = "\(Instance.clientId)_\(Instance.tenant)"
+            // The other instance holds the partition's lock (waited for, not assumed: a loaded machine may take a
+            // while to connect), for longer than the call will wait.
+            let held = HeldFlag()
             let holding = Task {
-                try await other.withPartitionLock(partition: partition, timeout: 1) {
-                    try await Task.sleep(for: .seconds(3))
+                try await other.withPartitionLock(partition: partition, timeout: 30) {
+                    await held.set()
+                    try await Task.sleep(for: .seconds(60))
                 }
             }
-            try await Task.sleep(for: .milliseconds(300))
+            let deadline = ContinuousClock.now + .seconds(30)
+            while await !held.value && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try #require(await held.value, "the other instance never took the partition's lock")
             provider.resetLog()
             do {
                 _ = try await a.app.acquireTokenForClient(with: MSALClientCredentialParameters(
@@ -63,4 +69,10 @@ struct PartitionLockTests {
             #expect(provider.grants("client_credentials") == 1)
         }
     }
+}
+
+/// Set once a task holds what the test waits for.
+actor HeldFlag {
+    private(set) var value = false
+    func set() { value = true }
 }

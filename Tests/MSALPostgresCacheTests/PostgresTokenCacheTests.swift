@@ -187,7 +187,8 @@ struct PostgresTokenCacheTests {
             #expect(token.tokenSource == .identityProvider)
             #expect(try await down.app.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: Self.graph))
                 .tokenSource == .cache)
-            #expect(ContinuousClock.now - started < .seconds(15))
+            // Bounded: a hang would take minutes; a loaded 2-core machine may take tens of seconds.
+            #expect(ContinuousClock.now - started < .seconds(60))
             #expect(down.statistics.l2Errors >= 1)
             let user = try await down.signIn(provider)
             #expect(try await down.app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: user.account))
