@@ -32,7 +32,8 @@ struct ApplicationFactory {
         guard let url = URL(string: options.resolvedAuthority), url.scheme != nil, url.host != nil else {
             throw CLIError(message: "The authority \"\(options.resolvedAuthority)\" is not a URL.")
         }
-        let authority = try MSALAuthority(url: url)
+        // The subclass of the URL's kind: a B2C authority the user names is trusted as a known authority.
+        let authority = try MSALAuthority.authority(with: url)
         let configuration = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: options.resolvedRedirectUri,
                                                               authority: authority)
         configuration.httpClient = httpClient

@@ -65,6 +65,20 @@ struct CommonOptions: ParsableArguments {
         return split.isEmpty ? nil : split
     }
 
+    /// Usage errors (exit 64) that would otherwise pass silently: `--scopes ""` (no scope at all), and a Graph path
+    /// taken in by `--scopes`, which reads values up to the next option (`msal graph --scopes User.Read /me`).
+    func validate() throws {
+        guard !scopes.isEmpty else { return }
+        let split = scopes.flatMap { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) }
+        if split.isEmpty {
+            throw ValidationError("--scopes names no scope. Name at least one, as in: --scopes User.Read")
+        }
+        if let path = split.first(where: { $0.hasPrefix("/") }) {
+            throw ValidationError("'\(path)' is a resource path, not a scope: --scopes takes every value up to the next "
+                                  + "option. Put the path first, as in: msal graph \(path) --scopes \(split.filter { !$0.hasPrefix("/") }.joined(separator: " "))")
+        }
+    }
+
     private static func truthy(_ value: String?) -> Bool {
         guard let value = value?.lowercased() else { return false }
         return ["1", "true", "yes", "on"].contains(value)

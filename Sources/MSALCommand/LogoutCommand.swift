@@ -24,7 +24,10 @@ struct LogoutCommand: AsyncParsableCommand {
         try await CLI.run(options) {
             let factory = ApplicationFactory(options: options)
             let application = try factory.makeApplication()
-            let accounts = all ? try application.allAccounts() : [try factory.selectAccount(in: application)]
+            let signedIn = try application.allAccounts()
+            // Nobody signed in is not an error for logout: there is nothing to do, and nothing to sign in for.
+            let accounts = all || (signedIn.isEmpty && options.resolvedAccount == nil)
+                ? signedIn : [try factory.selectAccount(in: application)]
             for account in accounts {
                 _ = try await application.signout(with: account, signoutParameters: MSALSignoutParameters())
             }
@@ -32,7 +35,7 @@ struct LogoutCommand: AsyncParsableCommand {
             if options.wantsJSON {
                 CLI.out(CLI.jsonLine(["signed_out": names]))
             } else {
-                CLI.out(names.isEmpty ? "No accounts were signed in." : "Signed out \(names.joined(separator: ", ")).")
+                CLI.out(names.isEmpty ? "No account is signed in; nothing to sign out." : "Signed out \(names.joined(separator: ", ")).")
             }
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MSAL
 
 /// `msal`: the MSAL for Swift command-line tool.
 ///
@@ -27,6 +28,7 @@ struct MSALCommand: AsyncParsableCommand {
           msal accounts --json
           msal logout
         """,
+        version: "msal (MSAL for Swift) \(MSALPublicClientApplication.sdkVersion ?? "unknown")",
         subcommands: [
             LoginCommand.self, TokenCommand.self, AccountsCommand.self, LogoutCommand.self, GraphCommand.self,
             DemoCommand.self, EmulatorCommand.self,

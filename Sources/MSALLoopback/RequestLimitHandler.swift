@@ -22,12 +22,12 @@ final class RequestLimitHandler: ChannelInboundHandler, RemovableChannelHandler 
             let page = LoopbackPages.tooLarge
             let response = "HTTP/1.1 413 Content Too Large\r\nContent-Type: text/html; charset=utf-8\r\n"
                 + "Content-Length: \(page.utf8.count)\r\nConnection: close\r\n\r\n\(page)"
-            // Answer, stop sending, and drain what the client still sends for a moment, so the answer is not
-            // lost to a connection reset; then close.
+            // Answer, stop sending, and drain what the client still sends for a while (5 s: a loaded machine may
+            // take more than a second to read it all), so the answer is not lost to a connection reset; then close.
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: response))).whenComplete { _ in
                 channel.close(mode: .output, promise: nil)
-                channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+                channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
             }
             return
         }

@@ -45,3 +45,34 @@ struct CLIExitCodeTests {
         #expect(CLI.describe(URLError(.badURL)).1 == CLIExit.failure)
     }
 }
+
+/// Usage errors that used to pass silently, `--version`, and logout with nobody signed in.
+@Suite("msal usage")
+struct CLIUsageTests {
+    @Test func emptyScopesAndAPathTakenAsAScopeAreUsageErrorsThatSayWhatToType() async throws {
+        let runner = try CommandRunner()
+        let empty = try await runner.run(["token", "--client-id", "11111111-2222-3333-4444-555555555555", "--scopes", ""])
+        #expect(empty.status == 64, "stderr: \(empty.stderr)")
+        #expect(empty.stderr.contains("--scopes User.Read"))
+        let path = try await runner.run(["graph", "--client-id", "11111111-2222-3333-4444-555555555555",
+                                         "--scopes", "User.Read", "/me"])
+        #expect(path.status == 64, "stderr: \(path.stderr)")
+        #expect(path.stderr.contains("msal graph /me --scopes User.Read"))
+    }
+
+    @Test func versionIsPrinted() async throws {
+        let runner = try CommandRunner()
+        let version = try await runner.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.contains("MSAL for Swift") && version.stdout.contains(MSALPublicClientApplication.sdkVersion ?? "?"))
+    }
+
+    @Test func logoutWithNobodySignedInIsNotAnError() async throws {
+        let runner = try CommandRunner()
+        let cache = runner.home.appendingPathComponent("empty-cache.json").path
+        let logout = try await runner.run(["logout", "--client-id", "11111111-2222-3333-4444-555555555555", "--cache", cache])
+        #expect(logout.status == 0, "stderr: \(logout.stderr)")
+        #expect(logout.stdout.contains("nothing to sign out"))
+        #expect(!logout.stderr.contains("msal login"))
+    }
+}

@@ -54,6 +54,10 @@ struct AuthorityParsingTests {
         let tfp = try MSALAuthority(url: URL(string: "https://contoso.b2clogin.com/tfp/contoso.onmicrosoft.com/B2C_1_signin")!)
         #expect(tfp.descriptor.kind == .b2c)
         #expect(MSALAuthority.make(tfp.descriptor) is MSALB2CAuthority)
+        // The factory returns the subclass of the URL's kind (the initializer cannot).
+        #expect(try MSALAuthority.authority(with: URL(string: "https://contoso.b2clogin.com/tfp/contoso.onmicrosoft.com/B2C_1_signin")!) is MSALB2CAuthority)
+        #expect(try MSALAuthority.authority(with: URL(string: "https://contoso.ciamlogin.com/contoso.onmicrosoft.com")!) is MSALCIAMAuthority)
+        #expect(try MSALAuthority.authority(with: URL(string: "https://login.microsoftonline.com/common")!) is MSALAADAuthority)
         #expect(tfp.descriptor.usesTfpPrefix)
         #expect(tfp.descriptor.tenant == "contoso.onmicrosoft.com")
         #expect(tfp.descriptor.policy == "B2C_1_signin")

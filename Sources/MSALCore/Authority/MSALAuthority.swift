@@ -171,6 +171,17 @@ public class MSALAuthority: @unchecked Sendable, Hashable, CustomStringConvertib
         self.descriptor = descriptor
     }
 
+    /// The authority `url` names, as an instance of the matching subclass: ``MSALB2CAuthority`` for `/tfp/` and
+    /// `*.b2clogin.com` URLs, ``MSALCIAMAuthority`` for `*.ciamlogin.com`, ``MSALAADAuthority`` otherwise (what
+    /// MSAL for iOS/macOS's `authorityWithURL:error:` returns). Use it where the kind matters, such as listing a B2C
+    /// authority in ``MSALPublicClientApplicationConfig/knownAuthorities``; `MSALAuthority(url:)` recognises the
+    /// same kinds but, being an initializer, always makes the base class.
+    ///
+    /// Throws ``MSALInternalError/internalErrorInvalidParameter`` for a malformed or non-https URL.
+    public static func authority(with url: URL) throws -> MSALAuthority {
+        make(try AuthorityDescriptor.parse(url, as: nil))
+    }
+
     /// Wraps a descriptor in the public class of its kind.
     static func make(_ descriptor: AuthorityDescriptor) -> MSALAuthority {
         switch descriptor.kind {
