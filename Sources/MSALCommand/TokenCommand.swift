@@ -60,7 +60,8 @@ struct TokenCommand: AsyncParsableCommand {
                     "access_token": result.accessToken,
                     "token_type": result.authenticationScheme,
                     "scopes": result.scopes,
-                    "account": result.account.username ?? "",
+                    // The same account object as `msal login --json` and `msal accounts --json`.
+                    "account": Describe.account(result.account),
                     "tenant_id": result.tenantProfile.tenantId ?? "",
                 ]
                 if let expiresOn = result.expiresOn {

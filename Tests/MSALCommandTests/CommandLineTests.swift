@@ -142,6 +142,10 @@ struct CommandLineTests {
         #expect(object["access_token"] as? String == String(lines.first ?? ""))
         #expect(object["refresh_token"] == nil && object["id_token"] == nil)
         #expect(object["token_type"] as? String == "Bearer")
+        // The account is the same object as login's and accounts' (not a bare user name).
+        #expect((object["account"] as? [String: Any])?["username"] as? String == setup.emulator.username)
+        #expect((object["account"] as? [String: Any])?["home_account_id"] as? String
+                == (signedIn["account"] as? [String: Any])?["home_account_id"] as? String)
 
         let graph = try await setup.msal(["graph", "/me"])
         stderrs.append(graph.stderr)
