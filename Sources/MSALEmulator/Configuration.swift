@@ -109,8 +109,53 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     }
 
     /// Loads a JSON configuration file.
+    ///
+    /// - Throws: ``EmulatorStartError`` naming the file and, for a file that does not describe a configuration, the
+    ///   field and what was expected there.
     public static func load(contentsOf url: URL) throws -> EmulatorConfiguration {
-        try JSONDecoder().decode(EmulatorConfiguration.self, from: Data(contentsOf: url))
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: url.path) ? "it cannot be read" : "there is no such file"
+            throw EmulatorStartError(message: "Cannot read the configuration file \(url.path): \(reason).")
+        }
+        do {
+            return try JSONDecoder().decode(EmulatorConfiguration.self, from: data)
+        } catch let error as DecodingError {
+            throw EmulatorStartError(message: "The configuration file \(url.path) is not valid: \(describe(error))")
+        }
+    }
+
+    /// Which field of a configuration file is wrong, and what was expected there.
+    static func describe(_ error: DecodingError) -> String {
+        func field(_ path: [any CodingKey]) -> String {
+            let names = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return names.isEmpty ? "the top level" : "'" + names.joined(separator: ".").replacingOccurrences(of: ".[", with: "[") + "'"
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(field(context.codingPath + [key])) is missing."
+        case .typeMismatch(let type, let context):
+            return "\(field(context.codingPath)) should be \(expected(type))."
+        case .valueNotFound(let type, let context):
+            return "\(field(context.codingPath)) is null; it should be \(expected(type))."
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "it is not JSON." : "\(field(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "it does not describe an emulator configuration."
+        }
+    }
+
+    private static func expected(_ type: Any.Type) -> String {
+        switch "\(type)" {
+        case "String": return "a string"
+        case let name where name.hasPrefix("Int") || name == "Double": return "a number"
+        case "Bool": return "true or false"
+        case let name where name.hasPrefix("Array"): return "an array"
+        case let name where name.hasPrefix("Dictionary"): return "an object"
+        default: return "an object of the documented form"
+        }
     }
 }
 

@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdTLS
 public import Logging
 import MSALSupport
+import NIOCore
 import NIOPosix
 
 
@@ -198,7 +199,15 @@ public final class IdentityEmulator: Sendable {
         for await boundPort in stream {
             return (boundPort, task)
         }
-        try await task.value
+        do {
+            try await task.value
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw EmulatorStartError(message: "Port \(port) on 127.0.0.1 is already in use: choose another port "
+                                     + "(--port, --http-port), or 0 for a free one.")
+        } catch let error as IOError {
+            throw EmulatorStartError(message: "The listener on 127.0.0.1 port \(port) could not start: "
+                                     + String(cString: strerror(error.errnoCode)) + ".")
+        }
         throw EmulatorStartError(message: "The listener on port \(port) stopped before accepting connections.")
     }
 
