@@ -10,16 +10,7 @@ set -euo pipefail
 
 install_postgres() {
     compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && return 0
-    command -v apt-get >/dev/null 2>&1 || return 1
-    local sudo=""
-    if [ "$(id -u)" != "0" ]; then
-        command -v sudo >/dev/null 2>&1 || return 1
-        sudo="sudo"
-    fi
-    echo "Installing postgresql for the PostgreSQL token cache tests..." >&2
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null \
-        || { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null \
-             && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >/dev/null; }
+    "$(dirname "$0")/apt-install.sh" "the PostgreSQL token cache tests" postgresql
 }
 
 if ! install_postgres; then

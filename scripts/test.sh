@@ -29,16 +29,7 @@ export MSAL_INTEROP_REQUIRED=1
 # Chromium and chromedriver for the end-to-end sign-in test (Debian packages). Once installed, the test must run.
 install_browser() {
     command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 && return 0
-    command -v apt-get >/dev/null 2>&1 || return 1
-    local sudo=""
-    if [ "$(id -u)" != "0" ]; then
-        command -v sudo >/dev/null 2>&1 || return 1
-        sudo="sudo"
-    fi
-    echo "Installing chromium and chromium-driver for the browser tests..." >&2
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null \
-        || { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null \
-             && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null; }
+    scripts/apt-install.sh "the browser tests" chromium chromium-driver
 }
 if ! install_browser; then
     echo "error: chromium and chromium-driver could not be installed; the Chromium end-to-end test will fail" >&2
@@ -53,16 +44,7 @@ install_secret_service() {
         && command -v secret-tool >/dev/null 2>&1 && command -v keyctl >/dev/null 2>&1 \
         && /usr/bin/python3 -c "import gi; gi.require_version('Secret', '1')" >/dev/null 2>&1 \
         && return 0
-    command -v apt-get >/dev/null 2>&1 || return 1
-    local sudo=""
-    if [ "$(id -u)" != "0" ]; then
-        command -v sudo >/dev/null 2>&1 || return 1
-        sudo="sudo"
-    fi
-    echo "Installing ${secret_service_packages[*]} for the encrypted token cache tests..." >&2
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${secret_service_packages[@]}" >/dev/null \
-        || { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null \
-             && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${secret_service_packages[@]}" >/dev/null; }
+    scripts/apt-install.sh "the encrypted token cache tests" "${secret_service_packages[@]}"
 }
 if ! install_secret_service; then
     echo "error: the Secret Service packages could not be installed; the Secret Service tests will fail" >&2
