@@ -26,6 +26,39 @@ struct CrossProcessRefreshTests {
         return try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: scopes, webviewParameters: webview)).account
     }
 
+    /// Two application objects ("processes") on one cache file in a new directory, each with its own recording
+    /// transport, against a new emulator.
+    struct TwoProcesses {
+        let emulator: IdentityEmulator
+        let directory: URL
+        let file: URL
+        let httpA = CountingHTTPClient(), httpB = CountingHTTPClient()
+        let appA: MSALPublicClientApplication, appB: MSALPublicClientApplication
+
+        static func start(_ tests: CrossProcessRefreshTests) async throws -> TwoProcesses {
+            let emulator = try await startEmulator()
+            do {
+                return try TwoProcesses(emulator: emulator, directory: CacheFixtures.temporaryDirectory(), tests: tests)
+            } catch {
+                await emulator.stop()
+                throw error
+            }
+        }
+
+        private init(emulator: IdentityEmulator, directory: URL, tests: CrossProcessRefreshTests) throws {
+            self.emulator = emulator
+            self.directory = directory
+            file = directory.appendingPathComponent("cache.json")
+            appA = try tests.makeApp(emulator, file: file, http: httpA)
+            appB = try tests.makeApp(emulator, file: file, http: httpB)
+        }
+
+        func stop() {
+            try? FileManager.default.removeItem(at: directory)
+            Task { [emulator] in await emulator.stop() }
+        }
+    }
+
     @Test func refreshLockExcludesOtherHoldersOfTheSameKeyOnly() async throws {
         let directory = CacheFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -67,14 +100,9 @@ struct CrossProcessRefreshTests {
     }
 
     @Test func twoProcessesFindingOneExpiredTokenSendOneRefresh() async throws {
-        let emulator = try await startEmulator()
-        defer { Task { await emulator.stop() } }
-        let directory = CacheFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("cache.json")
-        let httpA = CountingHTTPClient(), httpB = CountingHTTPClient()
-        let appA = try makeApp(emulator, file: file, http: httpA)
-        let appB = try makeApp(emulator, file: file, http: httpB)
+        let processes = try await TwoProcesses.start(self)
+        defer { processes.stop() }
+        let (file, httpA, httpB, appA, appB) = (processes.file, processes.httpA, processes.httpB, processes.appA, processes.appB)
         let account = try await signIn(appA, scopes: ["User.Read"])
         try CacheFixtures.expireAccessTokens(file)
         httpA.reset(); httpB.reset()
@@ -99,14 +127,9 @@ struct CrossProcessRefreshTests {
     }
 
     @Test func aRefreshTokenRotatedByAnotherProcessIsRetriedOnce() async throws {
-        let emulator = try await startEmulator()
-        defer { Task { await emulator.stop() } }
-        let directory = CacheFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("cache.json")
-        let httpA = CountingHTTPClient(), httpB = CountingHTTPClient()
-        let appA = try makeApp(emulator, file: file, http: httpA)
-        let appB = try makeApp(emulator, file: file, http: httpB)
+        let processes = try await TwoProcesses.start(self)
+        defer { processes.stop() }
+        let (file, httpA, httpB, appA, appB) = (processes.file, processes.httpA, processes.httpB, processes.appA, processes.appB)
         let account = try await signIn(appA, scopes: ["User.Read", "Mail.Read"])
         try CacheFixtures.expireAccessTokens(file)
         let accountB = try #require(try appB.allAccounts().first)
