@@ -244,6 +244,7 @@ let package = Package(
             dependencies: [
                 "MSAL",
                 "MSALTesting",
+                "MSALSystemBrowser",
                 "MSALCommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -10,7 +10,8 @@
 # The Swift suites run with a throw-away PostgreSQL cluster (scripts/postgres-test-cluster.sh, Debian's postgresql)
 # for the PostgreSQL token cache's tests.
 # It installs what it needs itself: the Python peer (msal, pytest) into .venv, and on Debian Chromium and
-# chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test, and gnome-keyring, dbus,
+# chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test, tmux for the terminal
+# sign-in test, and gnome-keyring, dbus,
 # libsecret, secret-tool, keyutils and PyGObject for the Secret Service and kernel keyring tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,12 @@ if ! install_browser; then
     echo "error: chromium and chromium-driver could not be installed; the Chromium end-to-end test will fail" >&2
 fi
 export MSAL_BROWSER_TESTS_REQUIRED=1
+
+# tmux: `msal login` under a real terminal (paste-back sign-in without a display). Once installed, the test must run.
+if ! command -v tmux >/dev/null 2>&1 && ! scripts/apt-install.sh "the terminal sign-in tests" tmux; then
+    echo "error: tmux could not be installed; the terminal sign-in tests will fail" >&2
+fi
+export MSAL_TERMINAL_TESTS_REQUIRED=1
 
 # A Secret Service (gnome-keyring on a private session bus), libsecret, keyutils, and Debian's Python with PyGObject
 # for msal-extensions' LibsecretPersistence (Debian packages). Once installed, those tests must run.

@@ -75,7 +75,7 @@ extension ApplicationFactory {
         parameters.forceRefresh = forceRefresh
         let configuration = MSALManagedIdentityConfig()
         configuration.httpClient = try makeHTTPClient()
-        configuration.cacheStorage = cacheStorage()
+        configuration.cacheStorage = cache.storage
         let application = try MSALManagedIdentityApplication(managedIdentity: identity, configuration: configuration)
         return try await application.acquireTokenForManagedIdentity(with: parameters)
     }
@@ -91,7 +91,7 @@ extension ApplicationFactory {
         let configuration = MSALConfidentialClientApplicationConfig(clientId: clientId, clientCredential: credential,
                                                                     authority: try MSALAuthority(url: url))
         configuration.httpClient = try makeHTTPClient()
-        configuration.cacheConfig.storage = cacheStorage()
+        configuration.cacheConfig.storage = cache.storage
         return try MSALConfidentialClientApplication(configuration: configuration)
     }
 

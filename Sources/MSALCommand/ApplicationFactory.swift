@@ -4,6 +4,14 @@ import MSAL
 /// Builds the MSAL application and picks the cached account from the common options.
 struct ApplicationFactory {
     let options: CommonOptions
+    /// The token cache: the file of `--cache` as plain JSON (shared with other MSAL libraries), else MSAL's
+    /// protected default storage (``CacheChoice``).
+    let cache: CacheChoice
+
+    init(options: CommonOptions) {
+        self.options = options
+        self.cache = CacheChoice(path: options.resolvedCache)
+    }
 
     /// A transport that also trusts `--ca-file`'s certificate authorities; nil for MSAL's default (set up only when
     /// a request is sent, so that a cached token costs no transport).
@@ -37,23 +45,34 @@ struct ApplicationFactory {
         let configuration = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: options.resolvedRedirectUri,
                                                               authority: authority)
         configuration.httpClient = httpClient
-        if authority is MSALB2CAuthority { configuration.knownAuthorities = [authority] }
-        configuration.cacheConfig.storage = cacheStorage()
+        var known: [MSALAuthority] = authority is MSALB2CAuthority ? [authority] : []
+        for text in options.resolvedKnownAuthorities {
+            guard let url = URL(string: text) else { continue }
+            known.append(try MSALAuthority.authority(with: url))
+        }
+        if !known.isEmpty { configuration.knownAuthorities = known }
+        configuration.cacheConfig.storage = cache.storage
         return try MSALPublicClientApplication(configuration: configuration)
     }
 
-    /// The cache file of `--cache` (else MSAL's default file).
-    func cacheStorage() -> MSALFileTokenCacheStorage {
-        let cacheFile = options.resolvedCache.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
-            ?? MSALFileTokenCacheStorage.defaultFileURL()
-        // Moving an unreadable cache aside is never silent: say so on stderr, verbose or not.
-        return MSALFileTokenCacheStorage(fileURL: cacheFile, setAsideHandler: { file, movedTo in
-            CLI.err("warning: the token cache file \(file.path) could not be read and was moved to \(movedTo.path)")
-        })
+    /// Where the active account of this application and cache is recorded.
+    var activeAccountKey: String? {
+        options.resolvedClientId.map { ActiveAccountStore.key(clientId: $0, cache: cache.location) }
     }
 
-    /// The account named by `--account`, else the only signed-in account. Throws an interaction-required error
-    /// when there is none.
+    /// Makes `account` the active one.
+    func activate(_ account: MSALAccount) throws {
+        guard let key = activeAccountKey else { return }
+        try ActiveAccountStore(environment: ProcessConfiguration.environment).setActive(account.identifier, for: key)
+    }
+
+    /// The active account's home account id, if one was recorded.
+    var activeAccountId: String? {
+        activeAccountKey.flatMap { ActiveAccountStore(environment: ProcessConfiguration.environment).active(for: $0) }
+    }
+
+    /// The account named by `--account`, else the active account (`msal switch`), else the only signed-in account.
+    /// Throws an interaction-required error when there is none.
     func selectAccount(in application: MSALPublicClientApplication) throws -> MSALAccount {
         let accounts = try application.allAccounts()
         if let wanted = options.resolvedAccount {
@@ -66,9 +85,11 @@ struct ApplicationFactory {
         guard let first = accounts.first else {
             throw MSALErrorInfo(.interactionRequired, description: "No account is signed in.")
         }
+        if let active = activeAccountId, let match = accounts.first(where: { $0.identifier == active }) { return match }
         guard accounts.count == 1 else {
-            let names = accounts.compactMap(\.username).joined(separator: ", ")
-            throw CLIError(message: "Several accounts are signed in (\(names)); choose one with --account.")
+            let names = accounts.compactMap(\.username)
+            throw CLIError(message: "Several accounts are signed in (\(names.joined(separator: ", "))) and none is active: "
+                           + "run `msal switch \(names.first ?? "ACCOUNT")`, or name one with --account.")
         }
         return first
     }

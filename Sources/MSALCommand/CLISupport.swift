@@ -76,21 +76,31 @@ enum CLI {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            let (message, code) = describe(error)
+            let (message, code) = describe(error, loginCommand: loginCommand(options))
             err("msal: error: " + message)
             throw ExitCode(code)
         }
     }
 
+    /// The exact command that signs in again with the same settings: `msal login`, with the scopes, profile and
+    /// account that were given (`msal login --scopes Mail.Read`).
+    static func loginCommand(_ options: CommonOptions) -> String {
+        var words = ["msal", "login"]
+        if let profile = options.profile { words += ["--profile", profile] }
+        if let scopes = options.explicitScopes, scopes != ["User.Read"] { words += ["--scopes", scopes.joined(separator: ",")] }
+        if let account = options.account { words += ["--account", account] }
+        return words.joined(separator: " ")
+    }
+
     /// One line for an error, and the exit code it maps to.
-    static func describe(_ error: any Error) -> (String, Int32) {
+    static func describe(_ error: any Error, loginCommand: String = "msal login") -> (String, Int32) {
         if let error = error as? CLIError { return (oneLine(error.message), error.exitCode) }
         if let error = error as? MSALErrorInfo {
             var text = oneLine(error.errorDescription)
             if let oauth = error.oauthError { text += " (\(oauth))" }
             let code = CLIExit.code(for: error)
             switch code {
-            case CLIExit.interactionRequired: text += " Sign in with `msal login`."
+            case CLIExit.interactionRequired: text += " Sign in with `\(loginCommand)`."
             case CLIExit.signInNotCompleted: break
             default:
                 if let correlationId = error.correlationId { text += " [correlation id \(correlationId.uuidString)]" }

@@ -1,8 +1,19 @@
 import ArgumentParser
 import Foundation
 
-/// Options every command takes; each falls back to an environment variable.
+/// Options every command takes; each falls back to an environment variable, then to the profile of the
+/// configuration file (``CLIConfigFile``), then to a default.
 struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Profile of the configuration file (env MSAL_PROFILE). Default: its default_profile.", valueName: "name"))
+    var profile: String?
+
+    @Option(name: .long, help: ArgumentHelp("Tenant (id or domain) to use in place of the authority's (env MSAL_TENANT).", valueName: "tenant"))
+    var tenant: String?
+
+    @Option(name: .customLong("known-authority"),
+            help: ArgumentHelp("Trust this authority too, such as an Azure AD B2C or custom-domain authority; repeatable (env MSAL_KNOWN_AUTHORITIES, comma-separated).", valueName: "url"))
+    var knownAuthorities: [String] = []
+
     @Option(name: .long, help: ArgumentHelp("Authority URL (env MSAL_AUTHORITY).", valueName: "url"))
     var authority: String?
 
@@ -39,28 +50,60 @@ struct CommonOptions: ParsableArguments {
     static let defaultAuthority = "https://login.microsoftonline.com/common"
     static let defaultGraphEndpoint = "https://graph.microsoft.com"
 
-    private var environment: [String: String] { ProcessInfo.processInfo.environment }
+    private var environment: [String: String] { ProcessConfiguration.environment }
 
     private func env(_ name: String) -> String? {
         environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    var resolvedAuthority: String { authority ?? env("MSAL_AUTHORITY") ?? Self.defaultAuthority }
-    var resolvedClientId: String? { clientId ?? env("MSAL_CLIENT_ID") }
-    var resolvedRedirectUri: String? { redirectUri ?? env("MSAL_REDIRECT_URI") }
-    var resolvedCache: String? { cache ?? env("MSAL_CACHE") }
+    /// The profile in use, with its name (checked by ``validate()`` before any command runs).
+    var selectedProfile: (name: String, profile: CLIProfile)? {
+        try? ProcessConfiguration.loaded.get().profile(named: profile ?? env("MSAL_PROFILE"))
+    }
+
+    private var fromProfile: CLIProfile { selectedProfile?.profile ?? CLIProfile() }
+
+    /// The authority, with `--tenant` in place of its tenant.
+    var resolvedAuthority: String {
+        let base = authority ?? env("MSAL_AUTHORITY") ?? fromProfile.authority ?? Self.defaultAuthority
+        guard let tenant = resolvedTenant else { return base }
+        return Self.authority(base, withTenant: tenant) ?? base
+    }
+    var resolvedTenant: String? { tenant ?? env("MSAL_TENANT") ?? fromProfile.tenant }
+    var resolvedClientId: String? { clientId ?? env("MSAL_CLIENT_ID") ?? fromProfile.clientId }
+    var resolvedRedirectUri: String? { redirectUri ?? env("MSAL_REDIRECT_URI") ?? fromProfile.redirectUri }
+    var resolvedCache: String? { cache ?? env("MSAL_CACHE") ?? fromProfile.cache }
     var resolvedAccount: String? { account ?? env("MSAL_ACCOUNT") }
-    var resolvedCAFile: String? { caFile ?? env("MSAL_CA_FILE") }
-    var resolvedGraphEndpoint: String { graphEndpoint ?? env("MSAL_GRAPH_ENDPOINT") ?? Self.defaultGraphEndpoint }
+    var resolvedCAFile: String? { caFile ?? env("MSAL_CA_FILE") ?? fromProfile.caFile }
+    var resolvedGraphEndpoint: String {
+        graphEndpoint ?? env("MSAL_GRAPH_ENDPOINT") ?? fromProfile.graphEndpoint ?? Self.defaultGraphEndpoint
+    }
+    var resolvedKnownAuthorities: [String] {
+        if !knownAuthorities.isEmpty { return knownAuthorities }
+        if let listed = env("MSAL_KNOWN_AUTHORITIES") { return listed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        return fromProfile.knownAuthorities ?? []
+    }
+
+    /// `authority` with its first path segment (the tenant) replaced; nil for an authority without one, or a B2C
+    /// authority (whose tenant is part of its policy URL).
+    static func authority(_ authority: String, withTenant tenant: String) -> String? {
+        guard var components = URLComponents(string: authority), components.host != nil else { return nil }
+        var segments = components.path.split(separator: "/").map(String.init)
+        guard !segments.isEmpty, !["tfp", "b2c"].contains(segments[0].lowercased()),
+              !segments.contains(where: { $0.lowercased().hasPrefix("b2c_1") }) else { return nil }
+        segments[0] = tenant
+        components.path = "/" + segments.joined(separator: "/")
+        return components.string
+    }
     var wantsJSON: Bool { json || Self.truthy(env("MSAL_JSON")) }
     var wantsVerbose: Bool { verbose || Self.truthy(env("MSAL_VERBOSE")) }
 
     /// The scopes: every value split on commas and spaces; User.Read when none are given.
     var resolvedScopes: [String] { explicitScopes ?? ["User.Read"] }
 
-    /// The scopes given with --scopes or MSAL_SCOPES, split as ``resolvedScopes`` does; nil when none.
+    /// The scopes given with --scopes, MSAL_SCOPES or the profile, split as ``resolvedScopes`` does; nil when none.
     var explicitScopes: [String]? {
-        let given = scopes.isEmpty ? (env("MSAL_SCOPES").map { [$0] } ?? []) : scopes
+        let given = scopes.isEmpty ? (env("MSAL_SCOPES").map { [$0] } ?? fromProfile.scopes ?? []) : scopes
         let split = given.flatMap { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) }
         return split.isEmpty ? nil : split
     }
@@ -68,6 +111,26 @@ struct CommonOptions: ParsableArguments {
     /// Usage errors (exit 64) that would otherwise pass silently: `--scopes ""` (no scope at all), and a Graph path
     /// taken in by `--scopes`, which reads values up to the next option (`msal graph --scopes User.Read /me`).
     func validate() throws {
+        // The configuration file and the profile: a bad file or an unknown profile is a usage error before anything runs.
+        do {
+            _ = try ProcessConfiguration.loaded.get().profile(named: profile ?? env("MSAL_PROFILE"))
+        } catch {
+            throw ValidationError(error.message)
+        }
+        if let tenant = resolvedTenant {
+            guard !tenant.isEmpty, tenant.allSatisfy({ $0.isLetter || $0.isNumber || "-._".contains($0) }) else {
+                throw ValidationError("--tenant takes a tenant id or domain, as in: --tenant contoso.onmicrosoft.com")
+            }
+            let base = authority ?? env("MSAL_AUTHORITY") ?? fromProfile.authority ?? Self.defaultAuthority
+            guard Self.authority(base, withTenant: tenant) != nil else {
+                throw ValidationError("--tenant cannot be applied to the authority \(base): give the whole authority with --authority instead.")
+            }
+        }
+        for known in resolvedKnownAuthorities {
+            guard let url = URL(string: known), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+                throw ValidationError("--known-authority takes an authority URL, as in: --known-authority https://contoso.b2clogin.com/tfp/contoso.onmicrosoft.com/B2C_1_signin")
+            }
+        }
         guard !scopes.isEmpty else { return }
         let split = scopes.flatMap { $0.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) }
         if split.isEmpty {

@@ -9,24 +9,38 @@ import Glibc
 import Darwin
 #endif
 
-/// `msal login`: interactive sign-in in the system browser, or the device code flow.
+/// `msal login`: interactive sign-in in a browser (here or on any machine, with the redirect pasted back), or the
+/// device code flow; chosen by ``MSALSignInLadder`` unless a flag says which.
 struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
-        abstract: "Sign in: in the system browser, or with a device code (--device-code).",
+        abstract: "Sign in: in a browser, on any machine with the address pasted back, or with a device code.",
         discussion: """
-        The browser sign-in redirects to a loopback address (http://localhost on a free port). With --device-code \
-        the instructions and a countdown go to stderr (with --json, one JSON line with user_code, verification_uri, \
-        message and expires_in instead); open the page on any device and enter the code. The signed-in account is \
-        printed on stdout; tokens are stored in the cache, never printed.
+        Where a browser can show (a desktop session, WSL, macOS, or $BROWSER set), it opens; the URL is printed too. \
+        With no display (SSH, a container) the URL is printed for a browser on any machine: the browser ends on an \
+        http://localhost address that may not load there; paste that address back here and press Enter (a port \
+        forwarded with `ssh -L` or an editor also works: the listener keeps waiting). With no display and no \
+        terminal, the device code flow is used. --browser, --no-browser and --device-code choose explicitly.
+
+        With --device-code the instructions and a countdown go to stderr (with --json, one JSON line with \
+        user_code, verification_uri, message and expires_in instead). The signed-in account is printed on stdout \
+        and becomes the active account; tokens are stored in the cache, never printed.
 
         Examples:
           msal login --client-id 11111111-2222-3333-4444-555555555555
+          ssh server msal login --no-browser
           msal login --device-code --scopes User.Read,Mail.Read
         """
     )
 
     @OptionGroup var options: CommonOptions
+
+    @Flag(name: .customLong("browser"), help: "Open a browser on this machine.")
+    var browser = false
+
+    @Flag(name: .customLong("no-browser"),
+          help: "Print the URL only; paste back the address the browser ends on (or forward the port).")
+    var noBrowser = false
 
     @Flag(name: .customLong("device-code"), help: "Use the device code flow instead of the browser.")
     var deviceCode = false
@@ -35,13 +49,32 @@ struct LoginCommand: AsyncParsableCommand {
           help: ArgumentHelp("Emulator only: take the auto-approved answer of an emulator started with --auto-approve instead of opening a browser.", visibility: .hidden))
     var emulatorAutoApprove = false
 
+    func validate() throws {
+        if [browser, noBrowser, deviceCode, emulatorAutoApprove].filter({ $0 }).count > 1 {
+            throw ValidationError("--browser, --no-browser and --device-code exclude each other: give one of them.")
+        }
+    }
+
+    var request: MSALSignInLadder.Request {
+        browser ? .browser : noBrowser ? .noBrowser : deviceCode ? .deviceCode : .automatic
+    }
+
     func run() async throws {
         try await CLI.run(options) {
             let factory = ApplicationFactory(options: options)
             let httpClient = try factory.makeHTTPClient()
             let application = try factory.makeApplication(httpClient: httpClient)
-            let result = deviceCode ? try await deviceCodeSignIn(application)
-                : try await browserSignIn(application, httpClient: httpClient)
+            let step = MSALSignInLadder.step(for: request, in: .current())
+            let result: MSALResult
+            if emulatorAutoApprove {
+                result = try await autoApprovedSignIn(application, httpClient: httpClient)
+            } else if step.method == .deviceCode {
+                if request == .automatic { CLI.err("No browser can show here (\(step.reason)).") }
+                result = try await deviceCodeSignIn(application)
+            } else {
+                result = try await browserSignIn(application, step: step)
+            }
+            try factory.activate(result.account)
             if options.wantsJSON {
                 CLI.out(CLI.jsonLine(Describe.signIn(result)))
             } else {
@@ -50,14 +83,26 @@ struct LoginCommand: AsyncParsableCommand {
         }
     }
 
-    private func browserSignIn(_ application: MSALPublicClientApplication, httpClient: (any MSALHTTPClient)?) async throws -> MSALResult {
-        let webview = MSALWebviewParameters()
-        if emulatorAutoApprove { webview.webAuthenticator = EmulatorAutoApproveAuthenticator(httpClient: httpClient ?? MSALDefaultHTTPClient.shared) }
+    private func parameters(_ webview: MSALWebviewParameters) -> MSALInteractiveTokenParameters {
         let parameters = MSALInteractiveTokenParameters(scopes: options.resolvedScopes, webviewParameters: webview)
         parameters.promptType = .selectAccount
         if let hint = options.resolvedAccount, hint.contains("@") { parameters.loginHint = hint }
-        if !options.wantsJSON && !emulatorAutoApprove { CLI.err("Opening the browser to sign in...") }
-        return try await application.acquireToken(with: parameters)
+        return parameters
+    }
+
+    private func browserSignIn(_ application: MSALPublicClientApplication, step: MSALSignInLadder.Step) async throws -> MSALResult {
+        let webview = MSALWebviewParameters()
+        webview.webAuthenticator = MSALSystemBrowserWebAuthenticator(
+            opensBrowser: step.method == .browser,
+            pastedRedirects: step.acceptsPastedRedirect ? MSALStandardInputRedirectSource() : nil,
+            output: { message in message.split(separator: "\n").forEach { CLI.err(String($0)) } })
+        return try await application.acquireToken(with: parameters(webview))
+    }
+
+    private func autoApprovedSignIn(_ application: MSALPublicClientApplication, httpClient: (any MSALHTTPClient)?) async throws -> MSALResult {
+        let webview = MSALWebviewParameters()
+        webview.webAuthenticator = EmulatorAutoApproveAuthenticator(httpClient: httpClient ?? MSALDefaultHTTPClient.shared)
+        return try await application.acquireToken(with: parameters(webview))
     }
 
     private func deviceCodeSignIn(_ application: MSALPublicClientApplication) async throws -> MSALResult {
@@ -65,15 +110,43 @@ struct LoginCommand: AsyncParsableCommand {
         let countdown = Countdown()
         defer { countdown.stop() }
         let parameters = MSALDeviceCodeParameters(scopes: options.resolvedScopes)
-        return try await application.acquireTokenWithDeviceCode(with: parameters) { code in
-            if json {
-                CLI.err(CLI.jsonLine(["user_code": code.userCode, "verification_uri": code.verificationURI.absoluteString,
-                                      "message": code.message, "expires_in": ExternalNumber.clampedInteger(code.expiresIn)]))
-            } else {
-                CLI.err(code.message)
-                countdown.start(until: code.expiresOn)
+        do {
+            return try await application.acquireTokenWithDeviceCode(with: parameters) { code in
+                if json {
+                    CLI.err(CLI.jsonLine(["user_code": code.userCode, "verification_uri": code.verificationURI.absoluteString,
+                                          "message": code.message, "expires_in": ExternalNumber.clampedInteger(code.expiresIn)]))
+                } else {
+                    CLI.err(code.message)
+                    countdown.start(until: code.expiresOn)
+                }
             }
+        } catch let error as MSALErrorInfo where ConditionalAccess.blocksDeviceCode(error) {
+            throw CLIError(message: "Your organization's Conditional Access policy blocks the device code flow ("
+                           + "\(ConditionalAccess.codes(error))). Sign in with a browser instead; on a machine without one, "
+                           + "run `msal login --no-browser` and paste back the address the browser ends on.")
         }
+    }
+}
+
+/// Conditional Access answers that block a sign-in flow (AADSTS53000–53004: device not compliant or not joined,
+/// app not approved, access blocked by policy, blocked by token protection).
+enum ConditionalAccess {
+    static let blockingCodes: Set<String> = ["53000", "53001", "53002", "53003", "53004", "530033", "530034"]
+
+    static func blocksDeviceCode(_ error: MSALErrorInfo) -> Bool {
+        !matchingCodes(error).isEmpty
+    }
+
+    static func codes(_ error: MSALErrorInfo) -> String {
+        matchingCodes(error).map { "AADSTS" + $0 }.joined(separator: ", ")
+    }
+
+    private static func matchingCodes(_ error: MSALErrorInfo) -> [String] {
+        var found = (error.stsErrorCodes ?? []).filter(blockingCodes.contains)
+        if found.isEmpty {
+            found = blockingCodes.sorted().filter { error.errorDescription.contains("AADSTS\($0):") }
+        }
+        return found
     }
 }
 

@@ -28,8 +28,12 @@ struct LogoutCommand: AsyncParsableCommand {
             // Nobody signed in is not an error for logout: there is nothing to do, and nothing to sign in for.
             let accounts = all || (signedIn.isEmpty && options.resolvedAccount == nil)
                 ? signedIn : [try factory.selectAccount(in: application)]
+            let active = factory.activeAccountId
             for account in accounts {
                 _ = try await application.signout(with: account, signoutParameters: MSALSignoutParameters())
+                if account.identifier == active, let key = factory.activeAccountKey {
+                    try? ActiveAccountStore(environment: ProcessConfiguration.environment).setActive(nil, for: key)
+                }
             }
             let names = accounts.map { $0.username ?? $0.identifier ?? "" }
             if options.wantsJSON {

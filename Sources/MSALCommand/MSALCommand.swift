@@ -30,7 +30,8 @@ struct MSALCommand: AsyncParsableCommand {
         """,
         version: "msal (MSAL for Swift) \(MSALPublicClientApplication.sdkVersion ?? "unknown")",
         subcommands: [
-            LoginCommand.self, TokenCommand.self, AccountsCommand.self, LogoutCommand.self, GraphCommand.self,
+            LoginCommand.self, StatusCommand.self, SwitchCommand.self, TokenCommand.self, AccountsCommand.self,
+            LogoutCommand.self, GraphCommand.self,
             DemoCommand.self, EmulatorCommand.self,
         ]
     )

@@ -17,8 +17,10 @@ public enum BrowserOpenerError: Error, Sendable, Equatable {
 ///
 /// The `BROWSER` environment variable, when set, is a colon-separated list of commands tried in order; in each,
 /// `%s` is replaced by the URL (`%%` is a literal `%`), and without `%s` the URL is appended as the last argument.
-/// Without `BROWSER`, `xdg-open` is used (`open` on macOS). Commands are split on spaces and started directly —
-/// never through a shell — and the opener does not wait for them to exit.
+/// Without `BROWSER`, `xdg-open` is used (`open` on macOS); under Windows Subsystem for Linux (`WSL_DISTRO_NAME` or
+/// `WSL_INTEROP` set) Windows' browser is tried first, through `wslview` and then Windows' URL handler
+/// (`rundll32.exe url.dll,FileProtocolHandler URL`). Commands are split on spaces and started directly — never
+/// through a shell, the URL always one argument — and the opener does not wait for them to exit.
 public struct SystemBrowserOpener: BrowserOpener {
     private let environment: [String: String]
 
@@ -47,8 +49,16 @@ public struct SystemBrowserOpener: BrowserOpener {
         #if os(macOS)
         return [["open", text]]
         #else
+        if isWSL {
+            return [["wslview", text], ["rundll32.exe", "url.dll,FileProtocolHandler", text], ["xdg-open", text]]
+        }
         return [["xdg-open", text]]
         #endif
+    }
+
+    /// Whether the environment is a Windows Subsystem for Linux distribution.
+    public var isWSL: Bool {
+        [environment["WSL_DISTRO_NAME"], environment["WSL_INTEROP"]].contains { !($0 ?? "").isEmpty }
     }
 
     /// Starts the first command that can be started.

@@ -25,6 +25,8 @@ public final class MSALSystemBrowserWebAuthenticator: MSALWebAuthenticator, Send
     public typealias OutputSink = @Sendable (_ message: String) -> Void
 
     private let opener: any BrowserOpener
+    private let opensBrowser: Bool
+    private let pastedRedirects: (any MSALPastedRedirectSource)?
     private let timeout: Duration
     private let output: OutputSink
     private let running = LockedBox(false)
@@ -32,12 +34,22 @@ public final class MSALSystemBrowserWebAuthenticator: MSALWebAuthenticator, Send
     /// Creates the authenticator.
     ///
     /// - Parameters:
-    ///   - opener: starts the browser; by default `$BROWSER`, else `xdg-open`.
+    ///   - opener: starts the browser; by default `$BROWSER`, else `wslview` (or Windows' URL handler) under WSL,
+    ///     else `xdg-open`.
+    ///   - opensBrowser: false to only print the URL (for a browser on another machine); the listener still waits,
+    ///     so a forwarded port (`ssh -L`, an editor's port forwarding) still completes the sign-in.
+    ///   - pastedRedirects: where the user may paste the address the browser was redirected to (paste-back sign-in,
+    ///     ``MSALStandardInputRedirectSource`` for a terminal); each pasted address is checked with
+    ///     `PastedRedirect` (same redirect URI, same state) and the first valid one, pasted or received, ends the
+    ///     sign-in. Nil: the listener only.
     ///   - timeout: how long to wait for the redirect (5 minutes by default).
     ///   - output: receives the "open this URL" message; standard error by default.
-    public init(opener: any BrowserOpener = SystemBrowserOpener(), timeout: Duration = .seconds(300),
+    public init(opener: any BrowserOpener = SystemBrowserOpener(), opensBrowser: Bool = true,
+                pastedRedirects: (any MSALPastedRedirectSource)? = nil, timeout: Duration = .seconds(300),
                 output: @escaping OutputSink = MSALSystemBrowserWebAuthenticator.standardError) {
         self.opener = opener
+        self.opensBrowser = opensBrowser
+        self.pastedRedirects = pastedRedirects
         self.timeout = timeout
         self.output = output
     }
@@ -73,19 +85,31 @@ public final class MSALSystemBrowserWebAuthenticator: MSALWebAuthenticator, Send
                                          correlationId: correlationId, underlyingError: error)
         }
         return SystemBrowserSession(authenticator: self, listener: listener,
-                                    redirectUri: redirect.effectiveURI(port: listener.port), correlationId: correlationId)
+                                    redirectUri: redirect.effectiveURI(port: listener.port), state: request.state,
+                                    correlationId: correlationId)
     }
 
     /// Shows `url` and waits for the redirect on `listener`; closes the listener and ends the sign-in in any case.
-    fileprivate func present(_ url: URL, listener: LoopbackRedirectListener, redirectUri: String,
+    fileprivate func present(_ url: URL, listener: LoopbackRedirectListener, redirectUri: String, state: String,
                              correlationId: UUID) async throws -> MSALWebAuthenticationResponse {
         defer { running.set(false) }
         do {
             try Task.checkCancellation()
-            output("To sign in, open this URL in a browser (if one did not open by itself):\n\(url.absoluteString)\n")
-            await open(url)
-            let response = try await listener.waitForRedirect(timeout: timeout)
-            return MSALWebAuthenticationResponse(redirectUri: redirectUri, parameters: response.parameters)
+            output(opensBrowser ? "To sign in, open this URL in a browser (if one did not open by itself):\n\(url.absoluteString)\n"
+                                : "To sign in, open this URL in a browser on any machine:\n\(url.absoluteString)\n")
+            if pastedRedirects != nil {
+                output("If the browser runs on another machine, it ends on an address starting with \(redirectUri) that "
+                       + "may not load: copy that address from the browser's address bar, paste it here and press Enter.\n")
+            }
+            if opensBrowser { await open(url) }
+            let parameters: [String: String]
+            if let pastedRedirects {
+                parameters = try await PasteBackRace(listener: listener, source: pastedRedirects, redirectUri: redirectUri,
+                                                     state: state, timeout: timeout, output: output).run()
+            } else {
+                parameters = try await listener.waitForRedirect(timeout: timeout).parameters
+            }
+            return MSALWebAuthenticationResponse(redirectUri: redirectUri, parameters: parameters)
         } catch let error as LoopbackListenerError where error == .timedOut {
             await listener.close()
             throw MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
@@ -189,18 +213,20 @@ private final class SystemBrowserSession: MSALWebAuthenticationSession, Sendable
     let authenticator: MSALSystemBrowserWebAuthenticator
     let listener: LoopbackRedirectListener
     let redirectUri: String
+    let state: String
     let correlationId: UUID
 
     init(authenticator: MSALSystemBrowserWebAuthenticator, listener: LoopbackRedirectListener, redirectUri: String,
-         correlationId: UUID) {
+         state: String, correlationId: UUID) {
         self.authenticator = authenticator
         self.listener = listener
         self.redirectUri = redirectUri
+        self.state = state
         self.correlationId = correlationId
     }
 
     func present(_ authorizationURL: URL) async throws -> MSALWebAuthenticationResponse {
-        try await authenticator.present(authorizationURL, listener: listener, redirectUri: redirectUri,
+        try await authenticator.present(authorizationURL, listener: listener, redirectUri: redirectUri, state: state,
                                         correlationId: correlationId)
     }
 

@@ -35,8 +35,23 @@ struct CacheWarningTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let cache = directory.appendingPathComponent("msal_token_cache.json")
         try Data("garbage".utf8).write(to: cache)
+        // The default cache is encrypted; a plaintext cache left by an earlier version is migrated, and one that
+        // cannot be read is moved aside with a warning on stderr (not only in a verbose log).
         let output = try await runner.run(["accounts", "--client-id", EmulatorConfiguration.demoClientId])
         #expect(output.status == 0)
-        #expect(output.stderr.contains("warning: the token cache file \(cache.path) could not be read and was moved to \(cache.path).corrupt-"))
+        #expect(output.stderr.contains("The unreadable token cache was moved aside to \(cache.path).corrupt-"), "\(output.stderr)")
+    }
+
+    @Test func unreadableEncryptedDefaultCacheIsAnErrorNamingTheFileAndIsLeftAlone() async throws {
+        let runner = try CommandRunner()
+        defer { try? FileManager.default.removeItem(at: runner.home) }
+        let directory = runner.home.appendingPathComponent("data/msal-swift")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let cache = directory.appendingPathComponent("msal_token_cache.bin")
+        try Data("garbage".utf8).write(to: cache)
+        let output = try await runner.run(["accounts", "--client-id", EmulatorConfiguration.demoClientId])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains(cache.path) && output.stderr.contains("left as it is"), "\(output.stderr)")
+        #expect(try Data(contentsOf: cache) == Data("garbage".utf8))
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The active account of each application and cache: `$XDG_STATE_HOME/msal/active-accounts.json` (else
+/// `~/.local/state/msal/`), a JSON object from "<client id> <cache location>" to a home account id. Written whole
+/// to a temporary file and renamed (mode 0600); a file that cannot be read counts as empty, so that it never stops
+/// a command — it only names a preference.
+struct ActiveAccountStore {
+    let file: URL
+
+    static let maximumSize = 1 << 20
+
+    init(environment: [String: String]) {
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
+        file = URL(fileURLWithPath: base).appendingPathComponent("msal").appendingPathComponent("active-accounts.json")
+    }
+
+    static func key(clientId: String, cache: String) -> String { "\(clientId) \(cache)" }
+
+    /// The home account id stored under `key`.
+    func active(for key: String) -> String? {
+        entries()[key]
+    }
+
+    /// Stores (or with nil removes) the active account under `key`.
+    func setActive(_ homeAccountId: String?, for key: String) throws {
+        var all = entries()
+        all[key] = homeAccountId
+        let directory = file.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            let data = try JSONSerialization.data(withJSONObject: all, options: [.sortedKeys])
+            let temporary = directory.appendingPathComponent(".active-accounts.\(UUID().uuidString).tmp")
+            guard FileManager.default.createFile(atPath: temporary.path, contents: data,
+                                                 attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            if rename(temporary.path, file.path) != 0 {
+                try? FileManager.default.removeItem(at: temporary)
+                throw CocoaError(.fileWriteUnknown)
+            }
+        } catch {
+            throw CLIError(message: "Cannot record the active account in \(file.path).")
+        }
+    }
+
+    private func entries() -> [String: String] {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
+              (attributes[.size] as? Int ?? 0) <= Self.maximumSize,
+              let data = try? Data(contentsOf: file),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+        return object.compactMapValues { $0 as? String }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import MSAL
+
+/// The token cache a command uses, created at most once per process (choosing the protection tier probes the
+/// machine):
+/// - `--cache FILE` (or `MSAL_CACHE`, or the profile's `cache`): that file, plain JSON with mode 0600, shareable
+///   with MSAL for Python, .NET and Node;
+/// - otherwise MSAL's protected default (`MSALSecureTokenCacheStorage`): the Secret Service, else an encrypted
+///   file keyed from the kernel keyring or a key file; a plaintext cache the tool wrote before is moved into it.
+final class CacheChoice: Sendable {
+    /// The path given, or nil for MSAL's protected default.
+    let path: String?
+    private let made = LockedBox<(any MSALTokenCacheStorage)?>(nil)
+
+    init(path: String?) {
+        self.path = path
+    }
+
+    /// The file of `--cache`, tilde expanded.
+    var fileURL: URL? { path.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } }
+
+    /// A stable name of the cache, for the active-account record.
+    var location: String { fileURL?.path ?? "default" }
+
+    /// The storage, created on first use.
+    var storage: any MSALTokenCacheStorage {
+        made.withLock { existing in
+            if let existing { return existing }
+            let created = makeStorage()
+            existing = created
+            return created
+        }
+    }
+
+    private func makeStorage() -> any MSALTokenCacheStorage {
+        guard let fileURL else {
+            var configuration = MSALSecureTokenCacheConfig()
+            configuration.migratesPlaintextCache = true
+            return MSALSecureTokenCacheStorage(configuration: configuration)
+        }
+        // Moving an unreadable cache aside is never silent: say so on stderr, verbose or not.
+        return MSALFileTokenCacheStorage(fileURL: fileURL, setAsideHandler: { file, movedTo in
+            CLI.err("warning: the token cache file \(file.path) could not be read and was moved to \(movedTo.path)")
+        })
+    }
+
+    /// The protection in words and its details, for `msal status`.
+    var protectionSummary: (tier: String, encrypted: Bool, location: String, steps: [String]) {
+        if let secure = storage as? MSALSecureTokenCacheStorage {
+            let config = MSALSecureTokenCacheConfig()
+            let where_: String
+            switch secure.protection {
+            case .secretService: where_ = "Secret Service item (signal file \(config.secretServiceSignalFileURL.path))"
+            case .kernelKeyring, .keyFile: where_ = config.encryptedFileURL.path
+            case .plaintext: where_ = config.plaintextFileURL.path
+            case .memoryOnly: where_ = "memory only"
+            }
+            return (secure.protection.rawValue, secure.protection.isEncrypted, where_, secure.steps.map(\.description))
+        }
+        return ("plaintext", false, fileURL?.path ?? "", ["plain JSON file given with --cache (mode 0600)"])
+    }
+}
