@@ -9,7 +9,7 @@ import X509
 import _CryptoExtras
 
 /// A daemon that calls Microsoft Graph as itself with a certificate credential (client credentials). Without
-/// --client-id it runs against the identity platform emulator started in this process, with a certificate it makes
+/// --client-id (or with --emulator) it runs against the identity platform emulator started in this process, with a certificate it makes
 /// and registers there; with real ids against Microsoft Entra ID.
 @main
 struct DaemonCommand: AsyncParsableCommand {
@@ -17,7 +17,7 @@ struct DaemonCommand: AsyncParsableCommand {
         commandName: "daemon",
         abstract: "Get an app token with a certificate and list the tenant's users with Microsoft Graph.",
         discussion: """
-        Without --client-id the daemon runs against an identity platform emulator started in this process: it \
+        Without --client-id (or with --emulator) the daemon runs against an identity platform emulator started in this process: it \
         makes a fresh RSA key and self-signed certificate, registers the certificate for the emulator's daemon app \
         and signs in with it. No account or network is needed.
 
@@ -25,11 +25,16 @@ struct DaemonCommand: AsyncParsableCommand {
         RSA private key and the certificate, as uploaded to the app registration); the app needs the Graph \
         application permission User.Read.All with admin consent.
 
+        The mode and every setting come from the command line only; no environment variable is read.
+
         Examples:
           daemon
           daemon --client-id <id> --tenant contoso.onmicrosoft.com --certificate daemon.pem
         """
     )
+
+    @Flag(help: "Run against the embedded identity platform emulator (the default without --client-id).")
+    var emulator = false
 
     @Option(help: ArgumentHelp("The application (client) id; without it, the embedded emulator is used.", valueName: "id"))
     var clientId: String?
@@ -47,6 +52,9 @@ struct DaemonCommand: AsyncParsableCommand {
     var graphEndpoint = "https://graph.microsoft.com/"
 
     func validate() throws {
+        if emulator && clientId != nil {
+            throw ValidationError("--emulator and --client-id choose different modes; give one of them.")
+        }
         if clientId != nil && (tenant == nil || certificate == nil) {
             throw ValidationError("--client-id needs --tenant and --certificate.")
         }

@@ -7,7 +7,8 @@ import MSALEmulator
 import MSALSamples
 import MSALTesting
 
-/// A middle-tier web API that calls Microsoft Graph on behalf of its caller. Without --client-id it runs the whole
+/// A middle-tier web API that calls Microsoft Graph on behalf of its caller. Without --client-id (or with --emulator)
+/// it runs the whole
 /// scenario against an identity platform emulator started in this process: the API on 127.0.0.1, a client that
 /// signs the demo user in for the API's scope and calls it.
 @main
@@ -20,15 +21,23 @@ struct OnBehalfOfCommand: AsyncParsableCommand {
         client for api://<middle-tier>/access_as_user (auto-approved), calls GET /api/me three times (no token, \
         the user's token twice: the second on-behalf-of exchange comes from the cache) and prints the answers.
 
-        With a real app registration for the API (--client-id, --tenant, MSAL_CLIENT_SECRET; the API exposes the \
-        scope access_as_user and has the delegated Graph permission User.Read): serves GET /api/me on --port until \
-        stopped.
+        With a real app registration for the API (--client-id, --tenant, and --client-secret-env naming the \
+        environment variable that holds the API's client secret, so that the secret is not on the command line; the \
+        API exposes the scope access_as_user and has the delegated Graph permission User.Read): serves GET /api/me \
+        on --port until stopped.
+
+        The mode comes from the command line only: no environment variable is read except the one \
+        --client-secret-env names.
 
         Examples:
           on-behalf-of
-          MSAL_CLIENT_SECRET=... on-behalf-of --client-id <api id> --tenant contoso.onmicrosoft.com --port 8080
+          API_SECRET=... on-behalf-of --client-id <api id> --tenant contoso.onmicrosoft.com \\
+            --client-secret-env API_SECRET --port 8080
         """
     )
+
+    @Flag(help: "Run the whole scenario against the embedded identity platform emulator (the default without --client-id).")
+    var emulator = false
 
     @Option(help: ArgumentHelp("The API's application (client) id; without it, the embedded emulator is used.",
                                valueName: "id"))
@@ -37,17 +46,31 @@ struct OnBehalfOfCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The tenant id or domain.", valueName: "tenant"))
     var tenant: String?
 
+    @Option(help: ArgumentHelp("The environment variable that holds the API's client secret (with --client-id).",
+                               valueName: "name"))
+    var clientSecretEnv: String?
+
     @Option(help: ArgumentHelp("The port to serve on (127.0.0.1).", valueName: "port"))
     var port = 8080
 
     func validate() throws {
-        if clientId != nil && (tenant == nil || ProcessInfo.processInfo.environment["MSAL_CLIENT_SECRET"] == nil) {
-            throw ValidationError("--client-id needs --tenant and the MSAL_CLIENT_SECRET environment variable.")
+        if emulator && clientId != nil {
+            throw ValidationError("--emulator and --client-id choose different modes; give one of them.")
+        }
+        if clientId == nil && (tenant != nil || clientSecretEnv != nil) {
+            throw ValidationError("--tenant and --client-secret-env need --client-id.")
+        }
+        if clientId != nil && (tenant == nil || clientSecretEnv == nil) {
+            throw ValidationError("--client-id needs --tenant and --client-secret-env.")
+        }
+        if let clientSecretEnv, ProcessInfo.processInfo.environment[clientSecretEnv]?.isEmpty != false {
+            throw ValidationError("The environment variable \(clientSecretEnv) (--client-secret-env) is not set.")
         }
     }
 
     func run() async throws {
-        if let clientId, let tenant, let secret = ProcessInfo.processInfo.environment["MSAL_CLIENT_SECRET"] {
+        if let clientId, let tenant, let clientSecretEnv,
+           let secret = ProcessInfo.processInfo.environment[clientSecretEnv] {
             let api = try Self.makeAPI(clientId: clientId, secret: secret,
                                        authority: "https://login.microsoftonline.com/\(tenant)",
                                        graphEndpoint: "https://graph.microsoft.com/")

@@ -133,7 +133,7 @@ extension EmulatorCore {
         }
         let notBefore = jwt.number("nbf")
         let start = notBefore ?? jwt.number("iat") ?? now
-        if exp + EmulatorCore.assertionSkew <= now || (notBefore ?? 0) > now + EmulatorCore.assertionSkew {
+        if !assertionIsCurrent(exp: exp, nbf: notBefore, skew: EmulatorCore.assertionSkew) {
             throw EntraError(
                 error: "invalid_client", code: 700024,
                 message: "Client assertion is not within its valid time range. Current time: \(EmulatorCore.isoTime(now)), assertion valid from \(EmulatorCore.isoTime(notBefore ?? 0)), expiry time of assertion \(EmulatorCore.isoTime(exp)). Review the documentation at https://docs.microsoft.com/azure/active-directory/develop/active-directory-certificate-credentials .",

@@ -21,8 +21,10 @@ extension EmulatorCore {
         let resource = try clientCredentialsResource(request.form["scope"], tenant: tenant)
         let app = client.app
         let roles = EmulatorCore.roles(app.applicationPermissions, on: resource)
-        let iat = Int(now.timeIntervalSince1970)
+        let iat = issueTime.stamp
         let lifetime = config.lifetimes.accessToken
+        let tokenId = Base64URL.random(bytes: 16)
+        recordIssue(tokenId)
         let servicePrincipal = servicePrincipalId(clientId: app.clientId, tenantId: tenant.id)
         var claims: [String: Any] = [
             "aud": resource.audience, "iss": issuer(baseURL: request.baseURL, tenant: tenant),
@@ -32,7 +34,7 @@ extension EmulatorCore {
             "azp": app.clientId, "azpacr": client.authenticationClass,
             "idp": "https://sts.windows.net/\(tenant.id)/", "idtyp": "app",
             "oid": servicePrincipal, "sub": servicePrincipal, "rh": "0.emulator",
-            "tid": tenant.id, "uti": Base64URL.random(bytes: 16), "ver": "2.0",
+            "tid": tenant.id, "uti": tokenId, "ver": "2.0",
         ]
         if !roles.isEmpty { claims["roles"] = roles }
         prune()

@@ -2,7 +2,8 @@ import Foundation
 
 extension EmulatorCore {
     /// Emulator-only control endpoints (not part of Entra), for tests driving an out-of-process emulator:
-    /// - `POST /_emulator/clock/advance?seconds=N` moves the emulated clock;
+    /// - `POST /_emulator/clock/advance?seconds=N` moves the emulated clock: what was issued before is N seconds
+    ///   older (see ``EmulatorClock``); answers the emulated time `now` and the total `offset`;
     /// - `POST /_emulator/keys/rotate[?retire=true]` rotates the signing key;
     /// - `POST /_emulator/faults` (JSON ``FaultRule``) adds a fault, `DELETE /_emulator/faults` clears them;
     /// - `POST /_emulator/refresh-tokens/revoke` revokes every refresh token;
@@ -20,7 +21,7 @@ extension EmulatorCore {
                 return .json(["error": "invalid_request", "error_description": "seconds must be a number"], status: 400)
             }
             clock.advance(by: seconds)
-            return .json(["now": Int(now.timeIntervalSince1970)])
+            return .json(["now": Int(now.timeIntervalSince1970), "offset": clock.offset])
         case ("POST", ["keys", "rotate"]):
             try keys.rotate(retireOld: request.parameter("retire") == "true")
             return .json(["kid": keys.activeKeyId])

@@ -112,6 +112,9 @@ actor EmulatorCore {
     var listenerPorts: Set<Int> = []
     /// Token requests received per `grant_type` (`GET /_emulator/stats`), for tests that count requests.
     var grantCounts: [String: Int] = [:]
+    /// The clock's offset when each token was issued, by token id (`uti`, `jti`), for tokens issued while the clock
+    /// was ahead (see ``EmulatorClock``); a token not listed was issued at offset 0.
+    var issueOffsets: [String: TimeInterval] = [:]
 
     static let sessionCookie = "ESTSAUTH"
     static let maxEntries = 20_000
@@ -237,6 +240,7 @@ actor EmulatorCore {
         if deviceCodes.count > 1000 { deviceCodes = deviceCodes.filter { $0.value.expiresAt > now } }
         if sessions.count > 1000 { sessions = sessions.filter { $0.value.expiresAt > now } }
         if refreshTokens.count > EmulatorCore.maxEntries { refreshTokens = refreshTokens.filter { $0.value.expiresAt > now } }
+        if issueOffsets.count > EmulatorCore.maxEntries { issueOffsets.removeAll() }
         for dict in [codes.count, pending.count, deviceCodes.count, sessions.count] where dict > EmulatorCore.maxEntries {
             codes.removeAll()
             pending.removeAll()

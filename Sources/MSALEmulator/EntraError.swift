@@ -24,7 +24,7 @@ struct EntraError: Error, Sendable {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss'Z'"
-        let timestamp = formatter.string(from: clock.now)
+        let timestamp = formatter.string(from: clock.stampedNow)
         var body: [String: Any] = [
             "error": error,
             "error_description": description(traceId: traceId, correlationId: correlationId, timestamp: timestamp),

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import MSALSupport
 
 
@@ -105,26 +105,5 @@ final class FaultTable: Sendable {
             }
             return rule
         }
-    }
-}
-
-/// The emulator's notion of the current time, which tests can move forward to expire codes and tokens.
-public final class EmulatorClock: Sendable {
-    private let offset = LockedBox<TimeInterval>(0)
-
-    /// Creates a clock that follows the system clock.
-    public init() {}
-
-    /// The emulated current time.
-    public var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
-
-    /// Moves the emulated time forward (or back, with a negative interval).
-    public func advance(by seconds: TimeInterval) {
-        offset.withLock { $0 += seconds }
-    }
-
-    /// Returns to the system time.
-    public func reset() {
-        offset.withLock { $0 = 0 }
     }
 }

@@ -93,9 +93,11 @@ extension EmulatorCore {
         guard federatedKeys.verify(text) != nil else {
             throw EntraError(error: "invalid_client", code: 50013, message: "Assertion failed signature validation. [Reason - The provided signature value did not match the expected signature value.]", status: 401)
         }
+        // A token of the emulator's own issuer: judged by the emulated clock, aged by any advance since it was minted.
         let now = self.now.timeIntervalSince1970
         let notBefore = jwt.number("nbf")
-        if exp + EmulatorCore.assertionSkew <= now || (notBefore ?? 0) > now + EmulatorCore.assertionSkew {
+        let tokenId = jwt.claims["jti"] as? String
+        if !isCurrent(exp: exp + EmulatorCore.assertionSkew, nbf: notBefore, tokenId: tokenId, skew: EmulatorCore.assertionSkew) {
             throw EntraError(
                 error: "invalid_client", code: 700024,
                 message: "Client assertion is not within its valid time range. Current time: \(EmulatorCore.isoTime(now)), assertion valid from \(EmulatorCore.isoTime(notBefore ?? 0)), expiry time of assertion \(EmulatorCore.isoTime(exp)).",
@@ -108,12 +110,14 @@ extension EmulatorCore {
     /// `iss` = `{base}/federated-issuer`, `sub`, `aud`, `iat`, `nbf`, `exp`, `jti`, signed with the issuer's key.
     func mintFederatedToken(subject: String, audience: String?, lifetime: Int?, baseURL: String) throws -> FederatedToken {
         let issuer = EmulatorCore.federatedIssuer(baseURL: baseURL)
-        let iat = Int(now.timeIntervalSince1970)
+        let iat = issueTime.stamp
         let exp = iat + min(max(lifetime ?? 3600, 1), EmulatorCore.federatedTokenMaxLifetime)
+        let tokenId = UUID().uuidString.lowercased()
+        recordIssue(tokenId)
         let audience = audience ?? EmulatorConfiguration.federatedTokenAudience
         let token = try federatedKeys.sign([
             "iss": issuer, "sub": subject, "aud": [audience], "iat": iat, "nbf": iat, "exp": exp,
-            "jti": UUID().uuidString.lowercased(),
+            "jti": tokenId,
         ])
         return FederatedToken(token: token, issuer: issuer, subject: subject, audience: audience, expiresOn: exp)
     }

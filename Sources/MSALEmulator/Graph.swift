@@ -45,7 +45,7 @@ extension EmulatorCore {
             || audience == "\(EmulatorConfiguration.graphResource)/" else {
             return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "Invalid audience.", challenge: invalid))
         }
-        guard let exp = claims["exp"] as? Int, Double(exp) > now.timeIntervalSince1970 else {
+        guard let exp = claims["exp"] as? Int, isCurrent(exp: Double(exp), nbf: nil, tokenId: claims["uti"] as? String) else {
             return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "Lifetime validation failed, the token is expired.", challenge: invalid))
         }
         let tenantId = claims["tid"] as? String ?? ""

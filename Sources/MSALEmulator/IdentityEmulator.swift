@@ -180,7 +180,7 @@ public final class IdentityEmulator: Sendable {
     ) async throws -> (Int, Task<Void, any Error>) {
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         // The server is run directly rather than through `Application`, which stamps every response with the
-        // machine's `Date`: the emulator's `Date` is its own clock, which tests move ahead, as Entra's shows Entra's.
+        // machine's `Date`: the emulator's `Date` comes from its own clock (see EmulatorClock), as Entra's shows Entra's.
         let service = try server.buildServer(
             configuration: ServerConfiguration(address: .hostname("127.0.0.1", port: port), serverName: nil),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,

@@ -175,8 +175,10 @@ extension EmulatorCore {
         _ kind: ManagedIdentityProtocol, identity: EmulatedManagedIdentity, resource: AppTokenResource, requested: String,
         tenant: EmulatedTenant, _ request: EmulatorRequest
     ) throws -> EmulatorResponse {
-        let iat = Int(now.timeIntervalSince1970)
+        let iat = issueTime.stamp
         let lifetime = max(config.lifetimes.managedIdentityToken, 1)
+        let tokenId = Base64URL.random(bytes: 16)
+        recordIssue(tokenId)
         let exp = iat + lifetime
         var claims: [String: Any] = [
             "aud": resource.audience, "iss": issuer(baseURL: request.baseURL, tenant: tenant),
@@ -184,7 +186,7 @@ extension EmulatorCore {
             "appid": identity.clientId, "appidacr": "2", "azp": identity.clientId, "azpacr": "2",
             "idp": "https://sts.windows.net/\(tenant.id)/", "idtyp": "app",
             "oid": identity.objectId, "sub": identity.objectId, "rh": "0.emulator",
-            "tid": tenant.id, "uti": Base64URL.random(bytes: 16), "ver": "2.0", "xms_mirid": identity.resourceId,
+            "tid": tenant.id, "uti": tokenId, "ver": "2.0", "xms_mirid": identity.resourceId,
         ]
         let roles = EmulatorCore.roles(identity.applicationPermissions, on: resource)
         if !roles.isEmpty { claims["roles"] = roles }

@@ -23,7 +23,7 @@ extension EmulatorCore {
         }
         let now = self.now.timeIntervalSince1970
         let exp = parsed.number("exp") ?? 0
-        if exp <= now || (parsed.number("nbf") ?? 0) > now + EmulatorCore.assertionSkew {
+        if !isCurrent(exp: exp, nbf: parsed.number("nbf"), tokenId: claims["uti"] as? String, skew: EmulatorCore.assertionSkew) {
             throw EntraError(
                 error: "invalid_grant", code: 500133,
                 message: "Assertion is not within its valid time range. Ensure that the access token is not expired before using it for user assertion, or request a new token. Current time: \(EmulatorCore.isoTime(now)), expiry time of assertion \(EmulatorCore.isoTime(exp))."

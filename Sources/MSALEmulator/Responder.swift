@@ -82,9 +82,9 @@ struct EmulatorResponder: HTTPResponder {
         if fault?.malformedBody == true {
             response.body = Data("{\"token_type\": \"Bearer\", \"access_tok".utf8)
         }
-        // The emulator's own clock (which tests may move ahead), as Entra's `Date` shows Entra's clock.
+        // The emulator's clock as it writes times into tokens (see EmulatorClock), as Entra's `Date` shows Entra's.
         response.headers.removeAll { $0.0.lowercased() == "date" }
-        response.headers.append(("Date", HTTPDateFormat.imfFixdate(await core.now)))
+        response.headers.append(("Date", HTTPDateFormat.imfFixdate(core.clock.stampedNow)))
         return Self.convert(response)
     }
 

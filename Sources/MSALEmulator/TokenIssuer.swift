@@ -32,9 +32,9 @@ extension EmulatorCore {
 
     /// Builds an Entra-shaped token response body and stores the new refresh token.
     func issueTokens(_ grant: Grant) throws -> [String: Any] {
-        let now = self.now
+        // `now` is the emulated time (records), `iat` the time written into the tokens (see EmulatorClock).
+        let (now, iat) = issueTime
         let lifetimes = config.lifetimes
-        let iat = Int(now.timeIntervalSince1970)
         let iss = issuer(baseURL: grant.baseURL, tenant: grant.tenant)
         let user = grant.user
         let isB2C = grant.tenant.kind == .b2c
@@ -71,11 +71,13 @@ extension EmulatorCore {
         responseScopes = oidcOrder.filter { !isB2C || $0 == "openid" } + responseScopes
         if grant.scopes.oidc.contains("offline_access") { responseScopes.append("offline_access") }
 
+        let accessTokenId = Base64URL.random(bytes: 16)
+        recordIssue(accessTokenId)
         var accessClaims: [String: Any] = [
             "aud": audience, "iss": iss, "iat": iat, "nbf": iat, "exp": iat + lifetimes.accessToken,
             "azp": grant.app.clientId, "appid": grant.app.clientId, "azpacr": grant.clientAuthenticationClass, "name": user.displayName,
             "oid": user.objectId, "preferred_username": user.username, "sub": pairwiseSubject(user: user, clientId: grant.app.clientId),
-            "tid": grant.tenant.id, "uti": Base64URL.random(bytes: 16), "ver": "2.0", "idtyp": "user",
+            "tid": grant.tenant.id, "uti": accessTokenId, "ver": "2.0", "idtyp": "user",
             "rh": "0.emulator", "aio": Base64URL.random(bytes: 24),
         ]
         if !scp.isEmpty { accessClaims["scp"] = scp.joined(separator: " ") }
@@ -96,7 +98,7 @@ extension EmulatorCore {
                 "name": user.displayName, "oid": user.objectId, "preferred_username": user.username,
                 "sub": isB2C ? user.objectId : pairwiseSubject(user: user, clientId: grant.app.clientId),
                 "tid": grant.tenant.id, "ver": "2.0", "uti": Base64URL.random(bytes: 16), "rh": "0.emulator",
-                "auth_time": Int(grant.authTime.timeIntervalSince1970), "aio": Base64URL.random(bytes: 24),
+                "auth_time": stamp(grant.authTime), "aio": Base64URL.random(bytes: 24),
             ]
             if let nonce = grant.nonce { idClaims["nonce"] = nonce }
             if grant.scopes.oidc.contains("email") || isB2C { idClaims["email"] = user.mail ?? user.username }

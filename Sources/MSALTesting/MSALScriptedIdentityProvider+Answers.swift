@@ -48,6 +48,14 @@ extension MSALScriptedIdentityProvider {
             signedIn = grant.user
         case "client_credentials":
             return appToken(form)
+        case "urn:ietf:params:oauth:grant-type:device_code":
+            guard let code = form["device_code"], let asked = redeem(deviceCode: code) else {
+                return Self.json(400, ["error": "bad_verification_code", "error_description": "AADSTS70000: The device code is not valid.",
+                                       "error_codes": [70000]])
+            }
+            nonce = nil
+            scope = asked
+            signedIn = user
         case "refresh_token":
             guard let presented = form["refresh_token"], let owner = redeem(refreshToken: presented) else {
                 return Self.json(400, ["error": "invalid_grant", "error_description": "AADSTS700082: The refresh token has expired.",

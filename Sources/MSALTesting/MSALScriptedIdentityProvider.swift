@@ -87,6 +87,13 @@ public final class MSALScriptedIdentityProvider: MSALHTTPClient, @unchecked Send
     @MSALLocked public var signingKeyId = "k1"
     /// Whether every request is kept for ``requests`` (a benchmark turns this off and reads ``requestCount``).
     @MSALLocked public var recordsRequests = true
+    /// The polling interval of the device codes the provider issues, in seconds.
+    @MSALLocked public var deviceCodeInterval = 5
+    /// The lifetime of the device codes the provider issues, in seconds.
+    @MSALLocked public var deviceCodeLifetime = 900
+    /// The device codes issued, with the scope each was asked for; a device code grant for one of them signs
+    /// ``user`` in (script ``scripted`` answers such as `authorization_pending` to make it wait).
+    let deviceCodes = LockedBox<[String: String]>([:])
 
     /// The key id tokens are signed with (shared by every provider: generating one takes a while).
     public static let signingKey: _RSA.Signing.PrivateKey = {
@@ -162,6 +169,9 @@ public final class MSALScriptedIdentityProvider: MSALHTTPClient, @unchecked Send
         if path.hasSuffix("/discovery/instance") { return discovery() }
         if path.hasSuffix("/discovery/v2.0/keys") { return try keys() }
         if path.hasSuffix("/.well-known/openid-configuration") { return metadata(request.url) }
+        if path.hasSuffix("/oauth2/v2.0/devicecode") {
+            return deviceAuthorization(FormEncoding.decode(String(decoding: request.body ?? Data(), as: UTF8.self)))
+        }
         if path.hasSuffix("/oauth2/v2.0/token") {
             let delay = tokenDelay
             if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }

@@ -67,7 +67,7 @@ struct DeviceCodeFlowTests {
         let app = try makeApp(emulator, clock: clock, storage: storage, http: http)
         let codes = LockedBox<[MSALDeviceCode]>([])
         let sleeper = FastSleeper(clock: clock, emulator: emulator, onSleep: { index in
-            // The user finishes on the other device after the first (pending) poll.
+            // The user finishes on the other device after the second (pending) poll.
             if index == 1, let code = codes.get().first {
                 try await DeviceLoginDriver.approve(emulator, userCode: code.userCode)
             }
@@ -85,8 +85,9 @@ struct DeviceCodeFlowTests {
         #expect(sleeper.waits.get() == [1, 1])
         #expect(result.account.username == emulator.username)
         #expect(!result.authority.url.absoluteString.isEmpty)
+        // The first poll at once, then one per interval.
         let polls = http.paths.filter { $0.hasSuffix("/oauth2/v2.0/token") }.count
-        #expect(polls == 2)
+        #expect(polls == 3)
 
         // Stored like any other sign-in: the account is listed, a silent call is a cache hit with no request.
         let cache = String(decoding: try #require(storage.data), as: UTF8.self)
@@ -106,9 +107,10 @@ struct DeviceCodeFlowTests {
         let clock = TestClock()
         let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
         let codes = LockedBox<[MSALDeviceCode]>([])
-        // The emulator's time stands still for the first two waits, so the second poll comes too fast.
-        let sleeper = FastSleeper(clock: clock, emulator: emulator, advanceEmulator: { index, seconds in index < 2 ? 0 : seconds }, onSleep: { index in
-            if index == 2, let code = codes.get().first {
+        // The first poll goes out at once (pending, never slow_down); the emulator's time stands still for the first
+        // wait, so the second poll comes too fast.
+        let sleeper = FastSleeper(clock: clock, emulator: emulator, advanceEmulator: { index, seconds in index < 1 ? 0 : seconds }, onSleep: { index in
+            if index == 1, let code = codes.get().first {
                 try await DeviceLoginDriver.approve(emulator, userCode: code.userCode)
             }
         })
@@ -116,7 +118,7 @@ struct DeviceCodeFlowTests {
         let result = try await app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { code in
             codes.withLock { $0.append(code) }
         }
-        #expect(sleeper.waits.get() == [20, 20, 25])
+        #expect(sleeper.waits.get() == [20, 25])
         #expect(result.account.username == emulator.username)
     }
 
@@ -189,12 +191,30 @@ struct DeviceCodeFlowTests {
         defer { Task { await emulator.stop() } }
         let clock = TestClock()
         let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
-        FastSleeper(clock: clock, emulator: emulator).install(on: app)
+        let sleeper = FastSleeper(clock: clock, emulator: emulator)
+        sleeper.install(on: app)
         let username: String? = try await withCheckedThrowingContinuation { continuation in
             app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"]), deviceCodeHandler: { _ in }) { result, error in
                 if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: result?.account.username) }
             }
         }
         #expect(username == emulator.username)
+        #expect(sleeper.waits.get().isEmpty, "an approved code is redeemed by the first poll, with no wait")
+    }
+
+    @Test func aCodeApprovedBeforeAwaitingIsRedeemedByTheFirstPoll() async throws {
+        let emulator = try await startEmulator(interval: 5)
+        defer { Task { await emulator.stop() } }
+        let clock = TestClock()
+        let http = CountingHTTPClient()
+        let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage(), http: http)
+        let sleeper = FastSleeper(clock: clock, emulator: emulator)
+        sleeper.install(on: app)
+        let flow = try await app.startDeviceCodeFlow(with: MSALDeviceCodeParameters(scopes: ["User.Read"]))
+        try await DeviceLoginDriver.approve(emulator, userCode: flow.deviceCode.userCode)
+        let result = try await flow.result()
+        #expect(result.account.username == emulator.username)
+        #expect(sleeper.waits.get().isEmpty)
+        #expect(http.paths.filter { $0.hasSuffix("/oauth2/v2.0/token") }.count == 1)
     }
 }

@@ -8,17 +8,20 @@ import MSAL
 struct DeviceCodePollingTests {
     let start = Date(timeIntervalSince1970: 1_000_000)
 
-    @Test func waitsOneIntervalThenPollsAndContinuesWhilePending() {
+    @Test func pollsAtOnceThenWaitsOneIntervalWhilePending() {
         var machine = DeviceCodePolling(interval: 5, expiresOn: start.addingTimeInterval(900))
-        #expect(machine.start(now: start) == .wait(5))
+        #expect(machine.start(now: start) == .poll)
+        #expect(machine.received(.authorizationPending, now: start) == .wait(5))
         #expect(machine.waited(now: start.addingTimeInterval(5)) == .poll)
         #expect(machine.received(.authorizationPending, now: start.addingTimeInterval(5)) == .wait(5))
         #expect(machine.received(.tokens, now: start.addingTimeInterval(10)) == .succeed)
     }
 
     @Test func defaultIntervalIsFiveSecondsAndAtLeastOne() {
-        #expect(DeviceCodePolling(interval: nil, expiresOn: start.addingTimeInterval(60)).start(now: start) == .wait(5))
-        #expect(DeviceCodePolling(interval: 0, expiresOn: start.addingTimeInterval(60)).start(now: start) == .wait(1))
+        var unset = DeviceCodePolling(interval: nil, expiresOn: start.addingTimeInterval(60))
+        #expect(unset.received(.authorizationPending, now: start) == .wait(5))
+        var zero = DeviceCodePolling(interval: 0, expiresOn: start.addingTimeInterval(60))
+        #expect(zero.received(.authorizationPending, now: start) == .wait(1))
         #expect(DeviceCodePolling(interval: .nan, expiresOn: start.addingTimeInterval(60)).interval == 5)
     }
 
@@ -36,6 +39,12 @@ struct DeviceCodePollingTests {
         #expect(machine.received(.expired, now: start) == .stop(.expired))
         #expect(machine.received(.badVerificationCode, now: start) == .stop(.badVerificationCode))
         #expect(machine.received(.otherError, now: start) == .stop(.serverError))
+    }
+
+    @Test func anExpiredCodeIsNeverPolled() {
+        let machine = DeviceCodePolling(interval: 5, expiresOn: start)
+        #expect(machine.start(now: start) == .stop(.expired))
+        #expect(machine.start(now: start.addingTimeInterval(-1)) == .poll)
     }
 
     @Test func neverWaitsPastExpiryAndStopsOnceExpired() {

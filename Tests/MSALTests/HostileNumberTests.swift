@@ -192,7 +192,12 @@ struct HostileNumberTests {
             }
             if path.hasSuffix("/devicecode") { return json(200, deviceCodeBody) }
             if path.hasSuffix("/token") {
-                tokenPolls.withLock { $0 += 1 }
+                // The first poll (at once) is pending, so that the flow waits one (clamped) interval; then declined.
+                let poll = tokenPolls.withLock { polls -> Int in
+                    polls += 1
+                    return polls
+                }
+                if poll == 1 { return json(400, #"{"error":"authorization_pending","error_description":"AADSTS70016: pending"}"#) }
                 return json(400, #"{"error":"authorization_declined","error_description":"AADSTS70000: declined"}"#)
             }
             return json(404, #"{"error":"not_found"}"#)

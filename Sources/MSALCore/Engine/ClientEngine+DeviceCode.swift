@@ -9,6 +9,18 @@ struct DeviceCodeRequest: Sendable {
     var correlationId: UUID
 }
 
+/// A started device code flow: the code the user enters and what polling needs. The device code inside is a
+/// secret; the session is never logged.
+struct DeviceCodeSession: Sendable {
+    var code: MSALDeviceCode
+    var scopes: [String]
+    var correlationId: UUID
+    var authority: MSALAuthority
+    var resolved: ResolvedAuthority
+    /// The device code grant's form (RFC 8628 §3.4), the same for every poll.
+    var tokenParameters: [(String, String)]
+}
+
 /// Sleeps between device code polls. Tests install one that moves a test clock instead of waiting.
 typealias PollingSleep = @Sendable (TimeInterval) async throws -> Void
 
@@ -17,14 +29,13 @@ extension ClientEngine {
         try await Task.sleep(nanoseconds: ExternalNumber.nanoseconds(seconds))
     }
 
-    /// The device code flow (RFC 8628): asks for a device code, hands it to `handler`, polls the token endpoint
-    /// as ``DeviceCodePolling`` decides, and stores the tokens like any other sign-in.
-    func acquireTokenWithDeviceCode(_ request: DeviceCodeRequest, handler: MSALDeviceCodeHandler) async throws -> MSALResult {
+    /// Starts the device code flow (RFC 8628): resolves the authority and asks for a device code. Polling is
+    /// ``pollDeviceCode(_:)``'s job.
+    func startDeviceCode(_ request: DeviceCodeRequest) async throws -> DeviceCodeSession {
         let correlationId = request.correlationId
         try Scopes.validate(request.scopes, correlationId: correlationId)
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
         let context = requestContext(correlationId)
-        let log = log(correlationId)
         let client = TokenEndpointClient(context: context)
         let resolved = try await Self.cancellable(correlationId) {
             try await self.resolver.resolve(authority.descriptor, knownAuthorities: self.settings.knownAuthorities,
@@ -40,27 +51,38 @@ extension ClientEngine {
         }
         guard (200..<300).contains(started.statusCode) else { throw client.errorFor(started) }
         let code = try MSALDeviceCode.parse(started.body, now: clock.now(), correlationId: correlationId)
-        log.info("Device code issued; waiting for the user to sign in (expires in "
+        log(correlationId).info("Device code issued; waiting for the user to sign in (expires in "
             + "\(ExternalNumber.clampedInteger(code.expiresIn)) s, interval \(ExternalNumber.clampedInteger(code.interval)) s).")
-        handler(code)
-
         let tokenParameters = DeviceCodeGrantRequest(clientId: settings.clientId, deviceCode: code.deviceCode,
                                                      claims: claims, extraParameters: extraParameters).formParameters
-        var machine = DeviceCodePolling(interval: code.interval, expiresOn: code.expiresOn)
+        return DeviceCodeSession(code: code, scopes: request.scopes, correlationId: correlationId, authority: authority,
+                                 resolved: resolved, tokenParameters: tokenParameters)
+    }
+
+    /// Polls the token endpoint for a started flow as ``DeviceCodePolling`` decides (the first poll at once), and
+    /// stores the tokens like any other sign-in. Once the task is cancelled no request is sent and no answer is
+    /// acted on: the call throws the cancellation error.
+    func pollDeviceCode(_ session: DeviceCodeSession) async throws -> MSALResult {
+        let correlationId = session.correlationId
+        let log = log(correlationId)
+        let client = TokenEndpointClient(context: requestContext(correlationId))
+        let tokenEndpoint = session.resolved.metadata.tokenEndpoint
+        var machine = DeviceCodePolling(interval: session.code.interval, expiresOn: session.code.expiresOn)
         var action = machine.start(now: clock.now())
         var lastResponse: MSALHTTPResponse?
         var lastFailure: MSALErrorInfo?
         while true {
+            if Task.isCancelled { throw Self.cancelled(correlationId) }
             switch action {
             case .wait(let seconds):
                 let sleep = pollingSleep.get()
                 try await Self.cancellable(correlationId) { try await sleep(seconds) }
                 action = machine.waited(now: clock.now())
             case .poll:
-                if Task.isCancelled { throw Self.cancelled(correlationId) }
                 let outcome: DeviceCodePollOutcome
                 do {
-                    let response = try await client.postRaw(resolved.metadata.tokenEndpoint, parameters: tokenParameters)
+                    let response = try await client.postRaw(tokenEndpoint, parameters: session.tokenParameters)
+                    if Task.isCancelled { throw Self.cancelled(correlationId) }
                     lastResponse = response
                     outcome = DeviceCodePollOutcome.classify(statusCode: response.statusCode,
                                                              oauthError: OAuthErrorBody.parse(response.body)?.error)
@@ -75,8 +97,8 @@ extension ClientEngine {
                 action = machine.received(outcome, now: clock.now())
             case .succeed:
                 guard let response = lastResponse else { throw Self.cancelled(correlationId) }
-                return try await redeemDeviceCodeResponse(response, authority: authority, resolved: resolved,
-                                                    scopes: request.scopes, correlationId: correlationId)
+                return try await redeemDeviceCodeResponse(response, authority: session.authority, resolved: session.resolved,
+                                                          scopes: session.scopes, correlationId: correlationId)
             case .stop(let reason):
                 throw Self.stopError(reason, response: lastResponse, failure: lastFailure, client: client,
                                      correlationId: correlationId)
@@ -94,6 +116,8 @@ extension ClientEngine {
                                                                                correlationId: correlationId),
                                            requiresIdToken: true, now: clock.now(), correlationId: correlationId, log: log(correlationId))
         let handled = try handler.handle(tokenResponse, accountSource: DeviceCodeGrantRequest.grantType, replacingRefreshTokenKey: nil)
+        // A flow cancelled while the answer was on its way stores nothing.
+        if Task.isCancelled { throw Self.cancelled(correlationId) }
         let resultAuthority: MSALAuthority
         if authority.descriptor.kind == .aad, authority.descriptor.tenantKind != .specific {
             resultAuthority = MSALAuthority.make(authority.descriptor.withTenant(handled.realm))

@@ -62,7 +62,9 @@ enum DeviceCodePollAction: Equatable, Sendable {
 
 /// The polling rules of the device code flow as a pure state machine: no I/O, no clock of its own.
 ///
-/// - The first poll waits one interval (the server's `interval`, 5 s when absent, at least 1 s).
+/// - The first poll goes out at once: a user who signed in before polling started (or an identity provider that
+///   approves at once) gets the tokens without waiting. Later polls wait one interval (the server's `interval`,
+///   5 s when absent, at least 1 s).
 /// - `authorization_pending` keeps the interval; `slow_down` adds 5 s to it for this and every later poll
 ///   (RFC 8628 §3.5).
 /// - Transport failures, 5xx and 429 back off exponentially (interval × 2ⁿ, at most 60 s); after
@@ -91,9 +93,9 @@ struct DeviceCodePolling: Equatable, Sendable {
         self.expiresOn = expiresOn
     }
 
-    /// The first action: wait one interval before the first poll.
+    /// The first action: poll at once, unless the code has already expired.
     func start(now: Date) -> DeviceCodePollAction {
-        schedule(interval, now: now)
+        waited(now: now)
     }
 
     /// After a wait: poll, unless the code has expired meanwhile.

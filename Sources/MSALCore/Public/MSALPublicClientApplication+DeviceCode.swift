@@ -31,7 +31,8 @@ extension MSALPublicClientApplication {
     }
 
     /// Signs the user in with a device code (the `async` form of
-    /// ``acquireTokenWithDeviceCode(with:deviceCodeHandler:completionBlock:)``).
+    /// ``acquireTokenWithDeviceCode(with:deviceCodeHandler:completionBlock:)``): ``startDeviceCodeFlow(with:)``,
+    /// then `deviceCodeHandler`, then ``MSALDeviceCodeFlow/result()`` in one call.
     ///
     /// ```swift
     /// let result = try await app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { code in
@@ -39,16 +40,55 @@ extension MSALPublicClientApplication {
     /// }
     /// ```
     ///
-    /// Cancelling the calling task stops polling and throws ``MSALError/userCanceled``.
+    /// Cancelling the calling task stops polling and throws ``MSALError/userCanceled``. An app that shows the code
+    /// in its own UI state is better served by ``startDeviceCodeFlow(with:)``, which returns the code instead of
+    /// handing it to a `@Sendable` closure.
     public func acquireTokenWithDeviceCode(with parameters: MSALDeviceCodeParameters,
                                            deviceCodeHandler: @escaping MSALDeviceCodeHandler) async throws -> MSALResult {
+        let flow = try await startDeviceCodeFlow(with: parameters)
+        deviceCodeHandler(flow.deviceCode)
+        return try await flow.result()
+    }
+
+    /// Starts a device code sign-in and returns as soon as the identity provider has issued the code: show
+    /// ``MSALDeviceCodeFlow/deviceCode`` to the user, then await ``MSALDeviceCodeFlow/result()``.
+    ///
+    /// ```swift
+    /// let flow = try await app.startDeviceCodeFlow(with: MSALDeviceCodeParameters(scopes: ["User.Read"]))
+    /// print(flow.deviceCode.message)   // or show userCode and verificationURI in your UI
+    /// let result = try await flow.result()
+    /// ```
+    ///
+    /// Nothing is polled until ``MSALDeviceCodeFlow/result()`` is called; its first poll goes out at once, later
+    /// ones at the interval the server asks for (5 s when it gives none; `slow_down` adds 5 s). Cancel the flow by
+    /// cancelling the task that awaits the result, or with ``MSALDeviceCodeFlow/cancel()``.
+    ///
+    /// Errors of the start (``MSALErrorInfo``): invalid scopes or authority, an authority that cannot be resolved,
+    /// the server's refusal to issue a code (its OAuth error as MSAL maps it), ``MSALError/userCanceled`` when the
+    /// calling task is cancelled. The errors of the sign-in itself come from ``MSALDeviceCodeFlow/result()``.
+    public func startDeviceCodeFlow(with parameters: MSALDeviceCodeParameters) async throws -> MSALDeviceCodeFlow {
         let request = DeviceCodeRequest(scopes: parameters.scopes, authority: parameters.authority,
                                         claimsRequest: parameters.claimsRequest,
                                         extraQueryParameters: parameters.extraQueryParameters ?? [:],
                                         correlationId: parameters.correlationId ?? CorrelationID.next())
-        return try await engine.reporting(.deviceCode, correlationId: request.correlationId, authority: request.authority) {
-            try await ErrorBoundary.run(.deviceCode, correlationId: request.correlationId) { [engine] in
-                try await engine.acquireTokenWithDeviceCode(request, handler: deviceCodeHandler)
+        let correlationId = request.correlationId
+        let session: DeviceCodeSession
+        do {
+            session = try await ErrorBoundary.run(.deviceCode, correlationId: correlationId) { [engine] in
+                try await engine.startDeviceCode(request)
+            }
+        } catch {
+            // A flow that could not start is reported like a failed sign-in.
+            _ = try await engine.reporting(.deviceCode, correlationId: correlationId, authority: request.authority) {
+                throw error
+            }
+            throw error
+        }
+        return MSALDeviceCodeFlow(deviceCode: session.code, correlationId: correlationId) { [engine] in
+            try await engine.reporting(.deviceCode, correlationId: correlationId, authority: request.authority) {
+                try await ErrorBoundary.run(.deviceCode, correlationId: correlationId) { [engine] in
+                    try await engine.pollDeviceCode(session)
+                }
             }
         }
     }
