@@ -111,15 +111,17 @@ struct LoginCommand: AsyncParsableCommand {
         defer { countdown.stop() }
         let parameters = MSALDeviceCodeParameters(scopes: options.resolvedScopes)
         do {
-            return try await application.acquireTokenWithDeviceCode(with: parameters) { code in
-                if json {
-                    CLI.err(CLI.jsonLine(["user_code": code.userCode, "verification_uri": code.verificationURI.absoluteString,
-                                          "message": code.message, "expires_in": ExternalNumber.clampedInteger(code.expiresIn)]))
-                } else {
-                    CLI.err(code.message)
-                    countdown.start(until: code.expiresOn)
-                }
+            // Two steps: show the code, then await the result (the first poll goes out at once).
+            let flow = try await application.startDeviceCodeFlow(with: parameters)
+            let code = flow.deviceCode
+            if json {
+                CLI.err(CLI.jsonLine(["user_code": code.userCode, "verification_uri": code.verificationURI.absoluteString,
+                                      "message": code.message, "expires_in": ExternalNumber.clampedInteger(code.expiresIn)]))
+            } else {
+                CLI.err(code.message)
+                countdown.start(until: code.expiresOn)
             }
+            return try await flow.result()
         } catch let error as MSALErrorInfo where ConditionalAccess.blocksDeviceCode(error) {
             throw CLIError(message: "Your organization's Conditional Access policy blocks the device code flow ("
                            + "\(ConditionalAccess.codes(error))). Sign in with a browser instead; on a machine without one, "
