@@ -19,6 +19,7 @@ let fuzzTargets: [(name: String, harness: String)] = [
     ("managed-identity", "FuzzHarness"),
     ("certificate-pem", "FuzzHarness"),
     ("encrypted-cache", "FuzzHarness"),
+    ("www-authenticate", "FuzzHarness"),
     ("loopback", "FuzzLoopback"),
 ]
 

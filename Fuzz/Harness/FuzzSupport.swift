@@ -58,6 +58,7 @@ public enum FuzzHarnesses {
         "managed-identity": ConfidentialFuzzing.managedIdentity,
         "certificate-pem": ConfidentialFuzzing.certificatePEM,
         "encrypted-cache": EncryptedCacheFuzzing.header,
+        "www-authenticate": ChallengeFuzzing.wwwAuthenticate,
     ]
 
     /// The targets that drive an actor (the emulator core).
