@@ -37,6 +37,7 @@ struct ApplicationFactory {
         let configuration = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: options.resolvedRedirectUri,
                                                               authority: authority)
         configuration.httpClient = httpClient
+        configuration.clientApplicationCapabilities = ["cp1"]   // continuous access evaluation: answers claims challenges
         if authority is MSALB2CAuthority { configuration.knownAuthorities = [authority] }
         configuration.cacheConfig.storage = cacheStorage()
         return try MSALPublicClientApplication(configuration: configuration)
