@@ -25,8 +25,10 @@ struct GraphCommand: AsyncParsableCommand {
           msal graph
           msal graph /me/messages?\\$top=5 --scopes Mail.Read
           msal graph /users --paginate --scopes User.ReadBasic.All
-          msal graph /users?\\$count=true -H 'ConsistencyLevel: eventual' --scopes User.ReadBasic.All
-          msal graph /me/todo/lists --body '{"displayName":"Errands"}' --scopes Tasks.ReadWrite
+          msal graph /users?\\$count=true -H 'ConsistencyLevel: eventual' \\
+            --scopes User.ReadBasic.All
+          msal graph /me/todo/lists --body '{"displayName":"Errands"}' \\
+            --scopes Tasks.ReadWrite
           msal graph -X PATCH /me --body-file profile.json --scopes User.ReadWrite
         """
     )
@@ -51,7 +53,14 @@ struct GraphCommand: AsyncParsableCommand {
             let factory = ApplicationFactory(options: options)
             let httpClient = try factory.makeHTTPClient()
             let application = try factory.makeApplication(httpClient: httpClient)
-            let result = try await factory.silentToken(application)
+            let result: MSALResult
+            do {
+                result = try await factory.silentToken(application)
+            } catch let error as MSALErrorInfo where error.code == .interactionRequired {
+                // No account, or these scopes need a sign-in (consent): name the exact command.
+                throw CLIError(message: CLI.oneLine(error.errorDescription) + " Run: "
+                               + GraphHints.loginCommand(scopes: options.resolvedScopes), exitCode: CLIExit.interactionRequired)
+            }
             let session = GraphSession(application: application, account: result.account, scopes: options.resolvedScopes,
                                        token: result.accessToken,
                                        httpClient: httpClient ?? MSALDefaultHTTPClient.shared)

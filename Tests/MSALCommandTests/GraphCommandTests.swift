@@ -124,6 +124,10 @@ struct GraphCommandTests {
         let denied = try await setup.msal(["graph", "/users"])
         #expect(denied.status == 1)
         #expect(denied.stderr.contains("msal login --scopes User.ReadBasic.All"), "stderr: \(denied.stderr)")
+        // A scope the user never consented to: silent fails, and the hint is the sign-in asking for it.
+        let unconsented = try await setup.msal(["graph", "/me/messages", "--scopes", "Mail.Read"])
+        #expect(unconsented.status == 3)
+        #expect(unconsented.stderr.contains("msal login --scopes Mail.Read"), "stderr: \(unconsented.stderr)")
     }
 }
 
