@@ -37,7 +37,7 @@ struct ApplicationFactory {
         let configuration = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: options.resolvedRedirectUri,
                                                               authority: authority)
         configuration.httpClient = httpClient
-        configuration.clientApplicationCapabilities = ["cp1"]   // continuous access evaluation: answers claims challenges
+        configuration.clientApplicationCapabilities = ClientCapabilities.resolved()   // cp1 unless MSAL_CLIENT_CAPABILITIES
         if authority is MSALB2CAuthority { configuration.knownAuthorities = [authority] }
         configuration.cacheConfig.storage = cacheStorage()
         return try MSALPublicClientApplication(configuration: configuration)

@@ -17,8 +17,8 @@ struct GraphCommand: AsyncParsableCommand {
         holding the items of every page. A next link to another origin than the Graph endpoint is refused (exit 1). \
         The token is sent only to the Graph endpoint's origin; a redirect elsewhere is followed without it.
 
-        msal declares the cp1 capability (continuous access evaluation). When Graph answers 401 with a claims \
-        challenge (the session was revoked or a policy changed), msal gets a fresh token with the challenge's claims \
+        msal declares the cp1 capability (continuous access evaluation; MSAL_CLIENT_CAPABILITIES="" declares none). \
+        When Graph answers 401 with a claims challenge (the session was revoked or a policy changed), msal gets a fresh token with the challenge's claims \
         and sends the request once more; if that fails too, it exits with 3 and names the `msal login` command.
 
         Examples:

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MSAL
 import MSALEmulator
+@testable import MSALCommand
 
 /// `msal graph` request options, paging and continuous access evaluation, through the built binary.
 @Suite("msal graph", .serialized)
@@ -17,6 +18,26 @@ struct GraphCommandTests {
                                       timeout: 10)
         let response = try await MSALDefaultHTTPClient.shared.send(request)
         return (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
+    }
+
+    /// Runs the binary with `input` on stdin; returns its stdout.
+    func runWithStdin(_ setup: Setup, _ arguments: [String], input: String) throws -> String {
+        let process = Process()
+        process.executableURL = setup.runner.binary
+        process.arguments = arguments
+        process.environment = ["HOME": setup.runner.home.path, "XDG_DATA_HOME": setup.runner.home.appendingPathComponent("data").path,
+                               "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output, as: UTF8.self)
     }
 
     func signIn(_ setup: Setup, scopes: [String] = ["User.Read"]) async throws {
@@ -37,6 +58,10 @@ struct GraphCommandTests {
         try Data(#"{"displayName":"From a file"}"#.utf8).write(to: bodyFile)
         let fromFile = try await setup.msal(["graph", "-X", "post", "/me/todo/lists", "--body-file", bodyFile.path])
         #expect((try fromFile.json() as? [String: Any])?["displayName"] as? String == "From a file", "stderr: \(fromFile.stderr)")
+
+        let fromStdin = try runWithStdin(setup, ["graph", "/me/todo/lists", "--body-file", "-"] + setup.options,
+                                         input: #"{"displayName":"From stdin"}"#)
+        #expect(fromStdin.contains("From stdin"), "\(fromStdin)")
 
         let wrongMethod = try await setup.msal(["graph", "-X", "DELETE", "/me/todo/lists"])
         #expect(wrongMethod.status == 1)
@@ -137,4 +162,13 @@ final class RequestLog: @unchecked Sendable {
     private var targets: [String] = []
     func append(_ target: String) { lock.withLock { targets.append(target) } }
     var count: Int { lock.withLock { targets.count } }
+}
+
+@Suite("msal client capabilities")
+struct ClientCapabilitiesTests {
+    @Test func cp1UnlessTheEnvironmentSaysOtherwise() {
+        #expect(ClientCapabilities.resolved(environment: [:]) == ["cp1"])
+        #expect(ClientCapabilities.resolved(environment: ["MSAL_CLIENT_CAPABILITIES": ""]).isEmpty)
+        #expect(ClientCapabilities.resolved(environment: ["MSAL_CLIENT_CAPABILITIES": "cp1,cp2"]) == ["cp1", "cp2"])
+    }
 }
