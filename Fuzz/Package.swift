@@ -20,6 +20,7 @@ let fuzzTargets: [(name: String, harness: String)] = [
     ("certificate-pem", "FuzzHarness"),
     ("encrypted-cache", "FuzzHarness"),
     ("pasted-redirect", "FuzzHarness"),
+    ("www-authenticate", "FuzzHarness"),
     ("loopback", "FuzzLoopback"),
 ]
 

@@ -9,6 +9,15 @@ public enum GraphRequest {
         public var statusCode: Int
         /// The body.
         public var body: Data
+        /// The response headers.
+        public var headers: [String: String] = [:]
+
+        /// The claims JSON of a claims challenge (`401` with `WWW-Authenticate: Bearer error="insufficient_claims",
+        /// claims="..."`), sent under continuous access evaluation when the session was revoked; nil otherwise.
+        /// Request a token silently with it (`MSALSilentTokenParameters.claimsRequest`) and call once more.
+        public var claimsChallenge: String? {
+            statusCode == 401 ? MSALWWWAuthenticateParameters.claimsChallenge(fromHeaders: headers) : nil
+        }
 
         /// The body as pretty-printed JSON, or as text when it is not JSON.
         public var prettyBody: String {
@@ -30,6 +39,6 @@ public enum GraphRequest {
                                       headers: ["Authorization": "Bearer \(accessToken)", "Accept": "application/json"],
                                       timeout: timeout)
         let response = try await (httpClient ?? MSALDefaultHTTPClient.shared).sendFollowingRedirects(request)
-        return Response(statusCode: response.statusCode, body: response.body)
+        return Response(statusCode: response.statusCode, body: response.body, headers: response.headers)
     }
 }

@@ -59,6 +59,7 @@ public enum FuzzHarnesses {
         "certificate-pem": ConfidentialFuzzing.certificatePEM,
         "encrypted-cache": EncryptedCacheFuzzing.header,
         "pasted-redirect": PastedRedirectFuzzing.check,
+        "www-authenticate": ChallengeFuzzing.wwwAuthenticate,
     ]
 
     /// The targets that drive an actor (the emulator core).

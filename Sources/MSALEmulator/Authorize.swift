@@ -85,7 +85,8 @@ extension EmulatorCore {
                              wantsClientInfo: request.parameter("client_info") == "1"),
             context: context, clientId: app.clientId, scopes: scopes, nonce: request.parameter("nonce"), prompt: prompt,
             loginHint: request.parameter("login_hint"), userId: nil, sessionId: sessionId,
-            expiresAt: now.addingTimeInterval(3600), maxAge: maxAge
+            expiresAt: now.addingTimeInterval(3600), maxAge: maxAge,
+            capabilities: EmulatorCore.capabilities(claims: request.parameter("claims"))
         )
         prune()
         if let auto = config.autoApproveUsername, let user = user(named: auto), tokenTenant(for: user, in: context) != nil {
@@ -197,7 +198,8 @@ extension EmulatorCore {
             codes[code] = AuthorizationCode(
                 clientId: app.clientId, redirectURI: redirectURI, userId: userId, tenantId: tenant.id, policy: flow.context.policy,
                 scopes: flow.scopes, granted: granted, nonce: flow.nonce, codeChallenge: challenge, codeChallengeMethod: method,
-                expiresAt: now.addingTimeInterval(TimeInterval(config.lifetimes.authorizationCode)), authTime: authTime
+                expiresAt: now.addingTimeInterval(TimeInterval(config.lifetimes.authorizationCode)), authTime: authTime,
+                capabilities: flow.capabilities
             )
             var parameters: [(String, String)] = [("code", code)]
             if let state { parameters.append(("state", state)) }

@@ -7,12 +7,15 @@ extension EmulatorCore {
     /// - `POST /_emulator/keys/rotate[?retire=true]` rotates the signing key;
     /// - `POST /_emulator/faults` (JSON ``FaultRule``) adds a fault, `DELETE /_emulator/faults` clears them;
     /// - `POST /_emulator/refresh-tokens/revoke` revokes every refresh token;
+    /// - `POST /_emulator/revoke?user=NAME[&refresh_tokens=true]` revokes a user's session (continuous access
+    ///   evaluation, see `ContinuousAccess.swift`);
     /// - `POST /_emulator/applications/{clientId}/certificates` (a PEM certificate as the body) registers a client
     ///   certificate and answers its thumbprints `{"x5t#S256": "...", "x5t": "..."}`;
     /// - `POST /_emulator/federated-tokens` (JSON `{"subject": ..., "audience": ..., "lifetime": ...}`) mints a token
     ///   of the emulator's federated issuer, for workload identity;
     /// - `GET /_emulator/stats` answers the token requests received per grant type
-    ///   (`{"token_requests": {"refresh_token": 3}}`), `DELETE /_emulator/stats` sets them to zero;
+    ///   (`{"token_requests": {"refresh_token": 3}, "claims_challenge_answers": 1}`), `DELETE /_emulator/stats` sets
+    ///   them to zero;
     /// - `GET /_emulator/config` returns the configuration.
     func control(_ path: [String], _ request: EmulatorRequest) throws -> EmulatorResponse {
         switch (request.method, path) {
@@ -49,10 +52,13 @@ extension EmulatorCore {
             }
         case ("POST", ["federated-tokens"]):
             return try federatedTokenControl(request)
+        case ("POST", ["revoke"]):
+            return revokeSessionControl(request)
         case ("GET", ["stats"]):
-            return .json(["token_requests": grantCounts])
+            return .json(["token_requests": grantCounts, "claims_challenge_answers": claimsChallengeAnswers])
         case ("DELETE", ["stats"]):
             grantCounts.removeAll()
+            claimsChallengeAnswers = 0
             return .json(["ok": true])
         case ("GET", ["config"]):
             let data = try JSONEncoder().encode(config)

@@ -31,6 +31,7 @@ struct AuthorizationCode: Sendable {
     var expiresAt: Date
     var authTime: Date
     var redeemed = false
+    var capabilities: [String] = []
 }
 
 struct RefreshRecord: Sendable {
@@ -68,6 +69,8 @@ struct PendingAuthorization: Sendable {
     /// Steps already done (`consent`, `profile`).
     var done: Set<String> = []
     var maxAge: Int?
+    /// Client capabilities (`xms_cc` of the `claims` parameter), for the access token of the code.
+    var capabilities: [String] = []
 }
 
 struct DeviceCodeRecord: Sendable {
@@ -115,6 +118,10 @@ actor EmulatorCore {
     /// The clock's offset when each token was issued, by token id (`uti`, `jti`), for tokens issued while the clock
     /// was ahead (see ``EmulatorClock``); a token not listed was issued at offset 0.
     var issueOffsets: [String: TimeInterval] = [:]
+    /// Revoked sign-in sessions by user object id (`POST /_emulator/revoke`), for continuous access evaluation.
+    var sessionRevocations: [String: SessionRevocation] = [:]
+    /// Token requests whose `claims` answered a claims challenge (`access_token.nbf`), for `GET /_emulator/stats`.
+    var claimsChallengeAnswers = 0
 
     static let sessionCookie = "ESTSAUTH"
     static let maxEntries = 20_000

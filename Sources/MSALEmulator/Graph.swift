@@ -55,6 +55,7 @@ extension EmulatorCore {
         guard let callerId = claims["oid"] as? String, let caller = user(id: callerId) else {
             return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "The token has no valid user.", challenge: invalid))
         }
+        if let rejection = revocationRejection(claims, userId: caller.objectId) { return .failure(rejection) }
         let scopes = Set((claims["scp"] as? String ?? "").split(separator: " ").map(String.init))
         return .success(.user(caller, tenantId: tenantId, scopes: scopes))
     }
@@ -94,7 +95,8 @@ extension EmulatorCore {
     }
 
     /// `GET /v1.0/users`: the users of the token's tenant (members and guests), for an app with `User.Read.All`
-    /// (or another directory-read role) or a user with `User.ReadBasic.All`/`User.Read.All`.
+    /// (or another directory-read role) or a user with `User.ReadBasic.All`/`User.Read.All`; paged by `$top` with
+    /// `@odata.nextLink`, counted by `$count=true` with `ConsistencyLevel: eventual` (``graphPage(_:collection:_:)``).
     func graphUsers(_ request: EmulatorRequest) -> EmulatorResponse {
         let tenantId: String
         switch graphCaller(request) {
@@ -111,10 +113,7 @@ extension EmulatorCore {
             tenantId = tenant
         }
         let members = config.users.filter { isMember($0, of: tenantId) }.map(graphUserJSON)
-        return .json(
-            ["@odata.context": "\(request.baseURL)/v1.0/$metadata#users", "value": members],
-            headers: [("request-id", UUID().uuidString.lowercased()), ("client-request-id", request.correlationId)]
-        )
+        return graphPage(members, collection: "users", request)
     }
 
     func isMember(_ user: EmulatedUser, of tenantId: String) -> Bool {

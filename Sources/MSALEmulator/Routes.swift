@@ -22,6 +22,7 @@ enum Route: Sendable, Equatable {
     case graphMe
     case graphUsers
     case graphUser(String)
+    case graphTodoLists
     /// A managed identity token endpoint (`/msi/token`, `/metadata/identity/oauth2/token`, `/arc/...`).
     case managedIdentity(ManagedIdentityProtocol)
     /// The emulator's own OpenID Connect issuer for workload identity tokens.
@@ -43,7 +44,7 @@ enum Route: Sendable, Equatable {
         case .deviceCode: .deviceCode
         case .deviceLogin: .deviceLogin
         case .logout: .logout
-        case .graphMe, .graphUsers, .graphUser: .graph
+        case .graphMe, .graphUsers, .graphUser, .graphTodoLists: .graph
         case .managedIdentity: .managedIdentity
         case .federatedIssuerConfiguration, .federatedIssuerKeys, .control, .home, .notFound: nil
         }
@@ -57,6 +58,7 @@ enum Route: Sendable, Equatable {
         case "v1.0":
             if lowered.count == 2, lowered[1] == "me" { return .graphMe }
             if lowered.count == 2, lowered[1] == "users" { return .graphUsers }
+            if lowered.count == 4, lowered[1] == "me", lowered[2] == "todo", lowered[3] == "lists" { return .graphTodoLists }
             if lowered.count == 3, lowered[1] == "users" { return .graphUser(segments[2]) }
             return .notFound
         case "_emulator": return .control(Array(lowered.dropFirst()))
@@ -130,6 +132,8 @@ extension EmulatorCore {
                 return request.method == "GET" ? graphUsers(request) : .methodNotAllowed("GET")
             case .graphUser(let id):
                 return request.method == "GET" ? graph(userPath: id, request) : .methodNotAllowed("GET")
+            case .graphTodoLists:
+                return request.method == "POST" ? graphCreateTodoList(request) : .methodNotAllowed("POST")
             case .managedIdentity(let kind):
                 return request.method == "GET" ? managedIdentityToken(kind, request) : .methodNotAllowed("GET")
             case .federatedIssuerConfiguration:

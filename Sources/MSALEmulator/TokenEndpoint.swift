@@ -26,6 +26,7 @@ extension EmulatorCore {
                 throw EntraError(error: "unsupported_grant_type", code: 70003, message: "The app requested an unsupported grant type '\(grantType.prefix(128))'.")
             }
             grant.clientAuthenticationClass = client.authenticationClass
+            noteClaims(request.form["claims"], into: &grant)
             return .json(try issueTokens(grant), headers: [("client-request-id", request.correlationId)])
         } catch let error as EntraError {
             return error.response(request, clock: clock)
@@ -81,10 +82,12 @@ extension EmulatorCore {
         var scopes = try parseScopes(request, app: app, required: false) ?? record.scopes
         scopes.oidc.formUnion(record.scopes.oidc.intersection(["openid"]))
         let granted = record.scopes.full == scopes.full ? record.granted : effectiveScopes(scopes, userId: user.objectId, app: app)
-        return Grant(
+        var grant = Grant(
             app: app, user: user, tenant: tenant, policy: record.policy, scopes: scopes, granted: granted, nonce: record.nonce,
             authTime: record.authTime, wantsClientInfo: request.form["client_info"] == "1", baseURL: request.baseURL
         )
+        grant.capabilities = record.capabilities
+        return grant
     }
 
     func refreshTokenGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {

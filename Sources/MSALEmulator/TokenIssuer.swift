@@ -17,6 +17,9 @@ struct Grant: Sendable {
     var baseURL: String
     /// `azpacr`: how the client authenticated (0 public, 1 secret, 2 certificate).
     var clientAuthenticationClass = "0"
+    /// Client capabilities (`xms_cc`), such as `cp1`: the access token carries them and can be revoked by a claims
+    /// challenge (continuous access evaluation).
+    var capabilities: [String] = []
 }
 
 extension EmulatorCore {
@@ -81,6 +84,8 @@ extension EmulatorCore {
             "rh": "0.emulator", "aio": Base64URL.random(bytes: 24),
         ]
         if !scp.isEmpty { accessClaims["scp"] = scp.joined(separator: " ") }
+        if !grant.capabilities.isEmpty { accessClaims["xms_cc"] = grant.capabilities }
+        accessClaims[EmulatorCore.sessionGenerationClaim] = sessionGeneration(userId: user.objectId)
         if grant.tenant.kind == .organization { accessClaims["upn"] = user.username }
         if let policy = grant.policy { accessClaims["tfp"] = policy.name; accessClaims["sub"] = user.objectId }
 

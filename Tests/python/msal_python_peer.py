@@ -7,6 +7,9 @@ Usage:
   msal_python_peer.py write CACHE_FILE CLIENT_ID TENANT SCOPE NOW
       Writes a cache the way MSAL for Python does after an authorization-code sign-in. Prints one JSON object
       with the secrets it stored.
+  msal_python_peer.py add CACHE_FILE CLIENT_ID TENANT SCOPE NOW UID
+      Loads a cache another SDK wrote, adds a token response for user UID (home tenant TENANT) as MSAL for Python
+      does, and writes the whole cache back.
 
 Runs offline: a stub HTTP client answers the OpenID configuration and refuses everything else.
 """
@@ -79,9 +82,8 @@ def read(cache_file, client_id, tenant, scope):
     }))
 
 
-def write(cache_file, client_id, tenant, scope, now):
+def write(cache_file, client_id, tenant, scope, now, uid="5d8a2a49-8e55-4a9f-9f3b-1c1a2c3d4e5f", existing=False):
     now = int(now)
-    uid = "5d8a2a49-8e55-4a9f-9f3b-1c1a2c3d4e5f"
     id_token_claims = {
         "iss": "https://%s/%s/v2.0" % (HOST, tenant), "aud": client_id, "tid": tenant, "oid": uid,
         "sub": "peer-sub", "preferred_username": "bob@contoso.example", "name": "Bob",
@@ -89,6 +91,9 @@ def write(cache_file, client_id, tenant, scope, now):
     }
     id_token = b64url({"alg": "RS256", "typ": "JWT"}) + "." + b64url(id_token_claims) + ".c2ln"
     cache = msal.SerializableTokenCache()
+    if existing:
+        with open(cache_file) as f:
+            cache.deserialize(f.read())
     cache.add({
         "client_id": client_id,
         "scope": [scope],
@@ -105,6 +110,10 @@ def write(cache_file, client_id, tenant, scope, now):
         f.write(cache.serialize())
     print(json.dumps({"access_token": "PY-ACCESS-TOKEN", "home_account_id": "%s.%s" % (uid, tenant),
                       "username": "bob@contoso.example"}))
+
+
+def add(cache_file, client_id, tenant, scope, now, uid):
+    write(cache_file, client_id, tenant, scope, now, uid=uid, existing=True)
 
 
 def read_app(cache_file, client_id, tenant, scope):
@@ -140,4 +149,4 @@ def write_app(cache_file, client_id, tenant, scope, now):
 
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"read": read, "write": write, "read-app": read_app, "write-app": write_app}[command](*args)
+    {"read": read, "write": write, "add": add, "read-app": read_app, "write-app": write_app}[command](*args)

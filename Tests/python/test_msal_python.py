@@ -1,5 +1,7 @@
 """Microsoft's MSAL for Python, unchanged, against the emulator over HTTPS."""
+import base64
 import hashlib
+import json
 import threading
 import time
 from urllib.parse import parse_qs, urlparse
@@ -169,3 +171,32 @@ def test_accounts_signed_in_by_the_swift_tool_are_seen(emulator, http_client, br
     result = app.acquire_token_silent(SCOPES, account=accounts[0])
     assert result and "access_token" in result, result
     assert len([u for m, u in http_client.sent if u.endswith("/token")]) == before  # a cache hit
+
+
+def test_continuous_access_evaluation_claims_challenge(emulator, http_client):
+    """MSAL for Python with client_capabilities=["cp1"]: after the emulator revokes the user's session, Graph answers
+    the earlier token with Entra's insufficient_claims challenge, and a silent request with the challenge's claims
+    gets a token Graph accepts. (Runs last: the revocation only refuses tokens issued before it.)"""
+    browser = use_scripted_browser(emulator["caCertificate"], emulator["username"], emulator["password"])
+    app = msal.PublicClientApplication(
+        emulator["clientId"], authority=emulator["authority"], instance_discovery=False, http_client=http_client,
+        client_capabilities=["cp1"])
+    result = app.acquire_token_interactive(SCOPES, timeout=60, prompt="select_account")
+    assert not browser.errors, browser.errors
+    assert "access_token" in result, result
+    assert graph_me(emulator, result["access_token"]).status_code == 200
+
+    revoked = http_client.post(emulator["https"] + "/_emulator/revoke", data={"user": emulator["username"]})
+    assert revoked.status_code == 200, revoked.text
+    challenged = graph_me(emulator, result["access_token"])
+    assert challenged.status_code == 401
+    header = challenged.headers["WWW-Authenticate"]
+    assert 'error="insufficient_claims"' in header
+    claims = base64.b64decode(header.split('claims="', 1)[1].split('"', 1)[0]).decode()
+    assert json.loads(claims)["access_token"]["nbf"]["essential"] is True
+
+    account = app.get_accounts()[0]
+    fresh = app.acquire_token_silent(SCOPES, account=account, claims_challenge=claims)
+    assert fresh and "access_token" in fresh, fresh
+    assert fresh["token_source"] == "identity_provider"
+    assert graph_me(emulator, fresh["access_token"]).status_code == 200

@@ -75,6 +75,9 @@ struct CacheTokenResponse: Sendable {
     /// On-behalf-of: `user_assertion_hash` (as MSAL.NET stores it) on the access and refresh tokens, so that they
     /// are found again only for the same incoming assertion.
     var userAssertionHash: String?
+    /// The client capabilities the access token was requested with, in stored form
+    /// (``TokenCacheDocument/capabilitiesMarker(_:)``); nil when none.
+    var clientCapabilities: String?
 
     init(
         homeAccountId: String, environment: String, clientId: String, realm: String, target: String,

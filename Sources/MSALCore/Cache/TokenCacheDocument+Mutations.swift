@@ -5,8 +5,9 @@ extension TokenCacheDocument {
     /// order in which new sections appear), with MSAL for iOS/macOS's clean-up of overlapping access tokens:
     ///
     /// 1. the access token, after removing the account's other access tokens for the same environment,
-    ///    realm, client and token type whose target shares a scope with the new one (OpenID Connect scopes
-    ///    such as `openid` and `profile` alone do not count, see ``ScopeSet/overlapsForReplacement(_:)``);
+    ///    realm, client, token type and client capabilities whose target shares a scope with the new one (OpenID
+    ///    Connect scopes such as `openid` and `profile` alone do not count, see
+    ///    ``ScopeSet/overlapsForReplacement(_:)``; capabilities: see `TokenCacheDocument+Capabilities.swift`);
     /// 2. the account, unless ``CacheTokenResponse/writesAccount`` is false or no account fields are given;
     /// 3. the ID token;
     /// 4. the refresh token: the one named by `replacingRefreshTokenKey` is rotated in place when still
@@ -73,16 +74,19 @@ extension TokenCacheDocument {
                          homeAccountIdIsNull: Bool = false) -> AccessTokenEntry
     {
         let scopes = scopeSet(forTarget: target)
-        let key = AccessTokenEntry.pythonKey(
-            homeAccountId: r.homeAccountId, environment: r.environment, clientId: r.clientId, realm: r.realm, target: target)
+        let key = Self.accessTokenKey(AccessTokenEntry.pythonKey(
+            homeAccountId: r.homeAccountId, environment: r.environment, clientId: r.clientId, realm: r.realm, target: target),
+            capabilities: r.clientCapabilities)
         let environmentKey = CacheStrings.lower(r.environment)
         let tokenType = CacheStrings.lower(r.tokenType)
         let bucket = accessTokens.bucket(
             home: CacheStrings.lower(r.homeAccountId), client: CacheStrings.lower(r.clientId), realm: CacheStrings.lower(r.realm))
         var extra = bucket.first { $0.key == key }?.extraFields ?? [:]
         if let hash = r.userAssertionHash { extra[TokenCacheDocument.userAssertionHashField] = .string(hash) }
+        extra[Self.clientCapabilitiesField] = r.clientCapabilities.map { .string($0) }
         for old in bucket where old.environmentKey == environmentKey
             && CacheStrings.lower(old.tokenType ?? "bearer") == tokenType && old.scopes.overlapsForReplacement(scopes)
+            && Self.matchesCapabilities(old, r.clientCapabilities)
         {
             accessTokens.remove(key: old.key)
         }

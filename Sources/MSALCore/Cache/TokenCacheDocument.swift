@@ -80,10 +80,11 @@ final class TokenCacheDocument {
     ///
     /// Matches `home_account_id`, `client_id` and `realm` ignoring case, `environment` against any of
     /// `environments` ignoring case, requires `scopes` ⊆ `target` (ignoring case) and a `token_type` of
-    /// Bearer or none; with `assertionHash`, only on-behalf-of tokens obtained with that incoming assertion. When
+    /// Bearer or none; with `assertionHash`, only on-behalf-of tokens obtained with that incoming assertion; only
+    /// tokens requested with the client capabilities of `capabilities` (a stored marker; nil: none). When
     /// several match, returns the one expiring last. Expiry is the caller's check.
     func findAccessToken(homeAccountId: String, environments: [String], clientId: String, realm: String, scopes: ScopeSet,
-                         assertionHash: String? = nil) -> AccessTokenEntry?
+                         assertionHash: String? = nil, capabilities: String? = nil) -> AccessTokenEntry?
     {
         let bucket = accessTokens.bucket(
             home: CacheStrings.lower(homeAccountId), client: CacheStrings.lower(clientId), realm: CacheStrings.lower(realm))
@@ -95,6 +96,7 @@ final class TokenCacheDocument {
                   Self.environment(bucket[index].environmentKey, in: environments) else { continue }
             if let assertionHash,
                bucket[index].extraFields[Self.userAssertionHashField] != .string(assertionHash) { continue }
+            guard Self.matchesCapabilities(bucket[index], capabilities) else { continue }
             let expiry = bucket[index].expiresOnValue.seconds
             if expiry > bestExpiry || best < 0 { best = index; bestExpiry = expiry }
         }

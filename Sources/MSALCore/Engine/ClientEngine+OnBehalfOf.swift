@@ -59,7 +59,8 @@ extension ClientEngine {
             for realm in target.realms {
                 if let entry = document.findAccessToken(
                     homeAccountId: home, environments: target.environments, clientId: settings.clientId, realm: realm,
-                    scopes: scopes, assertionHash: target.assertionHash) {
+                    scopes: scopes, assertionHash: target.assertionHash,
+                    capabilities: TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)) {
                     let idToken = document.idToken(homeAccountId: home, environments: target.environments,
                                                    realm: entry.realm, clientId: settings.clientId)?.secret
                     return (entry, idToken, buildAccounts(document, homeAccountId: home).first)

@@ -97,7 +97,8 @@ extension ClientEngine {
     /// and builds the result, or the declined-scopes error carrying it.
     func persistAndMakeResult(_ handled: HandledTokenResponse, authority: MSALAuthority, knownAccount: MSALAccount?,
                               correlationId: UUID) throws -> MSALResult {
-        let write = handled.write
+        var write = handled.write
+        write.clientCapabilities = TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)
         try cache.update { document in _ = document.saveTokenResponse(write) }
         let account = try cache.read { document in
             buildAccounts(document, homeAccountId: handled.homeAccountId).first

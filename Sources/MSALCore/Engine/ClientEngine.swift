@@ -203,12 +203,14 @@ final class ClientEngine: Sendable {
         let realms = try await realmsToLookUp(descriptor, requested: authority.descriptor, account: account,
                                               correlationId: correlationId)
         let scopeSet = ScopeSet(request.scopes)
+        let capabilities = TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)
         let now = clock.now()
         let lookup: (entry: AccessTokenEntry, idToken: String?, document: TokenCacheDocument, changeCount: Int)? =
             try cache.read { document in
                 for realm in realms {
                     if let entry = document.findAccessToken(homeAccountId: homeAccountId, environments: environments,
-                                                            clientId: settings.clientId, realm: realm, scopes: scopeSet) {
+                                                            clientId: settings.clientId, realm: realm, scopes: scopeSet,
+                                                            capabilities: capabilities) {
                         let idToken = document.idToken(homeAccountId: homeAccountId, environments: environments,
                                                        realm: entry.realm, clientId: settings.clientId)?.secret
                         return (entry, idToken, document, document.changeCount)

@@ -1,0 +1,45 @@
+import Foundation
+@testable import MSALCore
+
+/// `WWW-Authenticate` header values, as a protected API (or anything posing as one) sends them.
+enum ChallengeFuzzing {
+    /// The input as a header value: the parser's bounds hold, every decoded `claims` is a JSON object, the claims
+    /// challenge found in a header dictionary is the first one parsed, and writing the challenges back out (values
+    /// quoted and escaped) reads back the same challenges.
+    static func wwwAuthenticate(_ data: Data) throws {
+        let header = String(decoding: data, as: UTF8.self)
+        let challenges = MSALWWWAuthenticateParameters.parse(header)
+        try fuzzCheck(challenges.count <= WWWAuthenticateParser.maximumChallenges, "more challenges than the bound")
+        for challenge in challenges {
+            try fuzzCheck(!challenge.scheme.isEmpty && challenge.scheme.utf8.allSatisfy(WWWAuthenticateParser.isTokenCharacter),
+                          "a scheme that is not a token")
+            try fuzzCheck(challenge.parameters.count <= WWWAuthenticateParser.maximumParameters, "more parameters than the bound")
+            try fuzzCheck(challenge.parameters.keys.allSatisfy { $0 == $0.lowercased() && !$0.isEmpty }, "a parameter name not lowercased")
+            if let claims = challenge.claims {
+                try fuzzCheck(JSONValue.parseObject(Data(claims.utf8)) != nil, "decoded claims that are not a JSON object")
+            }
+            _ = (challenge.error, challenge.realm, challenge.authorizationURI, challenge.resource, challenge.description)
+        }
+        let expected = challenges.first(where: \.isClaimsChallenge)?.claims
+        try fuzzCheck(MSALWWWAuthenticateParameters.claimsChallenge(fromHeaders: ["www-authenticate": header]) == expected,
+                      "claimsChallenge(fromHeaders:) disagrees with parse")
+        let written = write(challenges)
+        if written.utf8.count <= WWWAuthenticateParser.maximumHeaderLength {
+            try fuzzCheck(MSALWWWAuthenticateParameters.parse(written) == challenges,
+                          "the challenges written back read differently")
+        }
+    }
+
+    /// The challenges as one header value: `scheme token68` or `scheme name="value", ...`, comma-separated.
+    static func write(_ challenges: [MSALWWWAuthenticateParameters]) -> String {
+        challenges.map { challenge in
+            if let token68 = challenge.token68 { return challenge.scheme + " " + token68 }
+            let parameters = challenge.parameters.keys.sorted().map { name in
+                let value = challenge.parameters[name] ?? ""
+                let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                return name + "=\"" + escaped + "\""
+            }
+            return parameters.isEmpty ? challenge.scheme : challenge.scheme + " " + parameters.joined(separator: ", ")
+        }.joined(separator: ", ")
+    }
+}
