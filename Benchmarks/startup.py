@@ -78,7 +78,7 @@ def main():
     try:
         summary = json.loads(emulator.stdout.readline())
         cache = str(pathlib.Path(workdir, "cache.json"))
-        env.update({"MSAL_CLIENT_ID": summary["clientId"], "MSAL_AUTHORITY": summary["http"] + "/" + summary["tenantId"],
+        env.update({"MSAL_CLIENT_ID": summary["client_id"], "MSAL_AUTHORITY": summary["http"] + "/" + summary["tenant_id"],
                     "MSAL_CACHE": cache})
         login = subprocess.run([msal, "login", "--emulator-auto-approve"], env=env, capture_output=True)
         if login.returncode != 0:

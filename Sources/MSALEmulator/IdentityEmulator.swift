@@ -267,31 +267,31 @@ public final class IdentityEmulator: Sendable {
 
     /// The start-up summary printed by `msal emulator --json`: base URLs, CA path and the default tenant, app and user
     /// (and the ids of the demo daemon and middle-tier API when the configuration has them), and what managed
-    /// identity and workload identity clients need: `identityEndpoint` and `identityHeader` (App Service),
-    /// `imdsEndpoint` (IMDS base), `arcEndpoint`, `arcImdsEndpoint` and `arcTokenDirectory` (Azure Arc),
-    /// `federatedIssuer` and `federatedTokens` (the control endpoint minting its tokens).
+    /// identity and workload identity clients need: `identity_endpoint` and `identity_header` (App Service),
+    /// `imds_endpoint` (IMDS base), `arc_endpoint`, `arc_imds_endpoint` and `arc_token_directory` (Azure Arc),
+    /// `federated_issuer` and `federated_tokens` (the control endpoint minting its tokens).
     public var summary: [String: any Sendable] {
         var summary: [String: any Sendable] = [
-            "http": httpURL.absoluteString, "https": httpsURL.absoluteString, "caCertificate": caCertificateURL.path,
-            "tenant": tenant, "tenantId": configuration.tenants.first { $0.domains.contains(tenant) }?.id ?? tenant,
-            "authority": authorityURL.absoluteString, "clientId": clientId, "username": username, "password": password,
+            "http": httpURL.absoluteString, "https": httpsURL.absoluteString, "ca_certificate": caCertificateURL.path,
+            "tenant": tenant, "tenant_id": configuration.tenants.first { $0.domains.contains(tenant) }?.id ?? tenant,
+            "authority": authorityURL.absoluteString, "client_id": clientId, "username": username, "password": password,
             "scopes": scopes, "graph": graphURL.absoluteString,
-            "b2cAuthority": httpsURL.absoluteString + "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signupsignin",
+            "b2c_authority": httpsURL.absoluteString + "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signupsignin",
         ]
         let ids = Set(configuration.applications.map(\.clientId))
-        if ids.contains(EmulatorConfiguration.daemonClientId) { summary["daemonClientId"] = EmulatorConfiguration.daemonClientId }
-        if ids.contains(EmulatorConfiguration.middleTierClientId) { summary["middleTierClientId"] = EmulatorConfiguration.middleTierClientId }
-        summary["identityEndpoint"] = identityEndpointURL.absoluteString
-        summary["identityHeader"] = identityHeader
-        summary["imdsEndpoint"] = imdsURL.absoluteString
-        summary["arcEndpoint"] = arcEndpointURL.absoluteString
-        summary["arcImdsEndpoint"] = arcIMDSURL.absoluteString
-        summary["arcTokenDirectory"] = arcTokenDirectory.path
-        summary["federatedIssuer"] = federatedIssuerURL.absoluteString
-        summary["federatedTokens"] = httpURL.absoluteString + "/_emulator/federated-tokens"
-        if let system = configuration.managedIdentities.first(where: \.systemAssigned) { summary["systemAssignedIdentityClientId"] = system.clientId }
+        if ids.contains(EmulatorConfiguration.daemonClientId) { summary["daemon_client_id"] = EmulatorConfiguration.daemonClientId }
+        if ids.contains(EmulatorConfiguration.middleTierClientId) { summary["middle_tier_client_id"] = EmulatorConfiguration.middleTierClientId }
+        summary["identity_endpoint"] = identityEndpointURL.absoluteString
+        summary["identity_header"] = identityHeader
+        summary["imds_endpoint"] = imdsURL.absoluteString
+        summary["arc_endpoint"] = arcEndpointURL.absoluteString
+        summary["arc_imds_endpoint"] = arcIMDSURL.absoluteString
+        summary["arc_token_directory"] = arcTokenDirectory.path
+        summary["federated_issuer"] = federatedIssuerURL.absoluteString
+        summary["federated_tokens"] = httpURL.absoluteString + "/_emulator/federated-tokens"
+        if let system = configuration.managedIdentities.first(where: \.systemAssigned) { summary["system_assigned_identity_client_id"] = system.clientId }
         let userAssigned = configuration.managedIdentities.filter { !$0.systemAssigned }.map(\.clientId)
-        if !userAssigned.isEmpty { summary["userAssignedIdentityClientIds"] = userAssigned }
+        if !userAssigned.isEmpty { summary["user_assigned_identity_client_ids"] = userAssigned }
         return summary
     }
 

@@ -15,7 +15,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run a local emulator of the Microsoft identity platform (v2.0) and Microsoft Graph /me.",
         discussion: """
         Listens on 127.0.0.1 only, over HTTPS (certificate issued by a CA generated at start; trust the file in \
-        `caCertificate`) and plain HTTP. Without --config it serves a ready demo tenant, user and app.
+        `ca_certificate`) and plain HTTP. Without --config it serves a ready demo tenant, user and app.
         """
     )
 

@@ -76,12 +76,12 @@ class CountingSession(requests.Session):
 
 @pytest.fixture
 def http_client(emulator):
-    return CountingSession(emulator["caCertificate"])
+    return CountingSession(emulator["ca_certificate"])
 
 
 @pytest.fixture
 def browser_session(emulator):
     session = requests.Session()
-    session.verify = emulator["caCertificate"]
+    session.verify = emulator["ca_certificate"]
     session.trust_env = False
     return session

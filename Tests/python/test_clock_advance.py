@@ -9,14 +9,14 @@ HOURS = 3 * 3600
 
 def advance(emulator, seconds):
     session = requests.Session()
-    session.verify, session.trust_env = emulator["caCertificate"], False
+    session.verify, session.trust_env = emulator["ca_certificate"], False
     answer = session.post(emulator["http"] + "/_emulator/clock/advance", params={"seconds": seconds})
     assert answer.status_code == 200, answer.text
     return answer.json()
 
 
 def test_sign_in_again_after_the_clock_moves_hours_ahead(emulator, http_client):
-    browser = use_scripted_browser(emulator["caCertificate"], emulator["username"], emulator["password"])
+    browser = use_scripted_browser(emulator["ca_certificate"], emulator["username"], emulator["password"])
     app = make_app(emulator, http_client)
     first = app.acquire_token_interactive(SCOPES, timeout=60, prompt="select_account")
     assert "access_token" in first, first

@@ -32,7 +32,7 @@ def claims(jwt):
 
 def emulator_session(emulator):
     session = requests.Session()
-    session.verify, session.trust_env = emulator["caCertificate"], False
+    session.verify, session.trust_env = emulator["ca_certificate"], False
     return session
 
 
@@ -65,14 +65,14 @@ def register(emulator, client_id, certificate_pem):
 
 
 def test_client_credentials_with_secret_then_cache(emulator, http_client):
-    app = confidential(emulator, http_client, emulator["daemonClientId"], DAEMON_SECRET)
+    app = confidential(emulator, http_client, emulator["daemon_client_id"], DAEMON_SECRET)
     result = app.acquire_token_for_client(GRAPH_DEFAULT)
     assert "access_token" in result, result
     assert result["token_source"] == "identity_provider"
     assert result["token_type"] == "Bearer" and "refresh_token" not in result and "id_token" not in result
     token = claims(result["access_token"])
     assert token["idtyp"] == "app" and token["roles"] == ["User.Read.All"]
-    assert token["appid"] == emulator["daemonClientId"] and token["tid"] == emulator["tenantId"]
+    assert token["appid"] == emulator["daemon_client_id"] and token["tid"] == emulator["tenant_id"]
 
     # The second call is answered from MSAL's cache: no request.
     sent = len(http_client.sent)
@@ -88,13 +88,13 @@ def test_client_credentials_with_secret_then_cache(emulator, http_client):
 @pytest.mark.parametrize("form", ["thumbprint", "public_certificate"])
 def test_client_credentials_with_certificate(emulator, http_client, form):
     key_pem, certificate_pem, sha1 = make_certificate()
-    thumbprints = register(emulator, emulator["daemonClientId"], certificate_pem)
+    thumbprints = register(emulator, emulator["daemon_client_id"], certificate_pem)
     assert base64.urlsafe_b64decode(thumbprints["x5t"] + "==").hex() == sha1
     if form == "thumbprint":  # RS256 with x5t
         credential = {"private_key": key_pem, "thumbprint": sha1}
     else:  # PS256 with x5t#S256 and x5c
         credential = {"private_key": key_pem, "public_certificate": certificate_pem}
-    app = confidential(emulator, http_client, emulator["daemonClientId"], credential)
+    app = confidential(emulator, http_client, emulator["daemon_client_id"], credential)
     result = app.acquire_token_for_client(GRAPH_DEFAULT)
     assert "access_token" in result, result
     token = claims(result["access_token"])
@@ -103,13 +103,13 @@ def test_client_credentials_with_certificate(emulator, http_client, form):
 
 def test_unregistered_certificate_is_refused(emulator, http_client):
     key_pem, _, sha1 = make_certificate()
-    app = confidential(emulator, http_client, emulator["daemonClientId"], {"private_key": key_pem, "thumbprint": sha1})
+    app = confidential(emulator, http_client, emulator["daemon_client_id"], {"private_key": key_pem, "thumbprint": sha1})
     result = app.acquire_token_for_client(GRAPH_DEFAULT)
     assert result.get("error") == "invalid_client" and 700027 in result["error_codes"], result
 
 
 def test_wrong_secret_is_invalid_client(emulator, http_client):
-    app = confidential(emulator, http_client, emulator["daemonClientId"], "not-the-daemon-secret")
+    app = confidential(emulator, http_client, emulator["daemon_client_id"], "not-the-daemon-secret")
     result = app.acquire_token_for_client(GRAPH_DEFAULT)
     assert result.get("error") == "invalid_client", result
     assert result["error_codes"] == [7000215]
@@ -118,7 +118,7 @@ def test_wrong_secret_is_invalid_client(emulator, http_client):
 
 def test_client_credentials_need_a_tenant(emulator, http_client):
     common = emulator["https"] + "/common"
-    app = confidential(emulator, http_client, emulator["daemonClientId"], DAEMON_SECRET, authority=common)
+    app = confidential(emulator, http_client, emulator["daemon_client_id"], DAEMON_SECRET, authority=common)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # MSAL itself warns about /common here
         result = app.acquire_token_for_client(GRAPH_DEFAULT)
@@ -130,8 +130,8 @@ def user_token_for_middle_tier(emulator, http_client):
     # records the host as having no such endpoint, which is what the emulator's answer would lead to: record it now.
     msal.authority.Authority._domains_without_user_realm_discovery.add("127.0.0.1")
     public = msal.PublicClientApplication(
-        emulator["clientId"], authority=emulator["authority"], instance_discovery=False, http_client=http_client)
-    scope = "api://%s/access_as_user" % emulator["middleTierClientId"]
+        emulator["client_id"], authority=emulator["authority"], instance_discovery=False, http_client=http_client)
+    scope = "api://%s/access_as_user" % emulator["middle_tier_client_id"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # ROPC is deprecated for public clients
         result = public.acquire_token_by_username_password(emulator["username"], emulator["password"], scopes=[scope])
@@ -141,8 +141,8 @@ def user_token_for_middle_tier(emulator, http_client):
 
 def test_on_behalf_of_then_graph_me(emulator, http_client):
     user_token = user_token_for_middle_tier(emulator, http_client)
-    assert claims(user_token)["aud"] == emulator["middleTierClientId"]
-    middle_tier = confidential(emulator, http_client, emulator["middleTierClientId"], MIDDLE_TIER_SECRET)
+    assert claims(user_token)["aud"] == emulator["middle_tier_client_id"]
+    middle_tier = confidential(emulator, http_client, emulator["middle_tier_client_id"], MIDDLE_TIER_SECRET)
     result = middle_tier.acquire_token_on_behalf_of(user_token, ["https://graph.microsoft.com/User.Read"])
     assert "access_token" in result, result
     assert result["id_token_claims"]["preferred_username"] == emulator["username"]
@@ -153,10 +153,10 @@ def test_on_behalf_of_then_graph_me(emulator, http_client):
 
 
 def test_on_behalf_of_refuses_an_app_token(emulator, http_client):
-    daemon = confidential(emulator, http_client, emulator["daemonClientId"], DAEMON_SECRET)
-    app_token = daemon.acquire_token_for_client(["api://%s/.default" % emulator["middleTierClientId"]])
+    daemon = confidential(emulator, http_client, emulator["daemon_client_id"], DAEMON_SECRET)
+    app_token = daemon.acquire_token_for_client(["api://%s/.default" % emulator["middle_tier_client_id"]])
     assert "access_token" in app_token, app_token
-    middle_tier = confidential(emulator, http_client, emulator["middleTierClientId"], MIDDLE_TIER_SECRET)
+    middle_tier = confidential(emulator, http_client, emulator["middle_tier_client_id"], MIDDLE_TIER_SECRET)
     result = middle_tier.acquire_token_on_behalf_of(app_token["access_token"], ["https://graph.microsoft.com/User.Read"])
     assert result.get("error") == "unauthorized_client" and result["error_codes"] == [7000114], result
 

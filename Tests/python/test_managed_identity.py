@@ -36,11 +36,11 @@ def environment(**values):
 
 
 def app_service(emulator, header=None):
-    return environment(IDENTITY_ENDPOINT=emulator["identityEndpoint"], IDENTITY_HEADER=header or emulator["identityHeader"])
+    return environment(IDENTITY_ENDPOINT=emulator["identity_endpoint"], IDENTITY_HEADER=header or emulator["identity_header"])
 
 
 def imds(emulator):
-    return environment(AZURE_POD_IDENTITY_AUTHORITY_HOST=emulator["imdsEndpoint"])
+    return environment(AZURE_POD_IDENTITY_AUTHORITY_HOST=emulator["imds_endpoint"])
 
 
 def claims(jwt):
@@ -49,16 +49,16 @@ def claims(jwt):
 
 
 def identities(emulator):
-    user = emulator["userAssignedIdentityClientIds"][0]
+    user = emulator["user_assigned_identity_client_ids"][0]
     return [
-        ("system-assigned", msal.SystemAssignedManagedIdentity(), emulator["systemAssignedIdentityClientId"]),
+        ("system-assigned", msal.SystemAssignedManagedIdentity(), emulator["system_assigned_identity_client_id"]),
         ("user-assigned", msal.UserAssignedManagedIdentity(client_id=user), user),
     ]
 
 
 def graph_users(emulator, access_token):
     session = requests.Session()
-    session.verify, session.trust_env = emulator["caCertificate"], False
+    session.verify, session.trust_env = emulator["ca_certificate"], False
     return session.get(emulator["graph"] + "/users", headers={"Authorization": "Bearer " + access_token})
 
 
@@ -70,7 +70,7 @@ def acquire_twice_then_graph(emulator, http_client, identity, client_id):
     assert 86_000 < result["expires_in"] <= 86_400
     token = claims(result["access_token"])
     assert token["appid"] == client_id and token["idtyp"] == "app" and token["roles"] == ["User.Read.All"]
-    assert token["aud"] == GRAPH and token["tid"] == emulator["tenantId"] and token["xms_mirid"]
+    assert token["aud"] == GRAPH and token["tid"] == emulator["tenant_id"] and token["xms_mirid"]
 
     # The second call is answered from MSAL's cache: no request.
     sent = len(http_client.sent)
@@ -89,7 +89,7 @@ def test_app_service(emulator, http_client, which):
     with app_service(emulator):
         assert msal.managed_identity.get_managed_identity_source() == msal.managed_identity.APP_SERVICE
         acquire_twice_then_graph(emulator, http_client, identity, client_id)
-        assert all(url.startswith(emulator["identityEndpoint"]) for _, url in http_client.sent)
+        assert all(url.startswith(emulator["identity_endpoint"]) for _, url in http_client.sent)
 
 
 @pytest.mark.parametrize("which", [0, 1], ids=["system-assigned", "user-assigned"])
@@ -98,7 +98,7 @@ def test_imds(emulator, http_client, which):
     with imds(emulator):
         assert msal.managed_identity.get_managed_identity_source() == msal.managed_identity.DEFAULT_TO_VM
         acquire_twice_then_graph(emulator, http_client, identity, client_id)
-        assert all(url.startswith(emulator["imdsEndpoint"] + "/metadata/identity/oauth2/token") for _, url in http_client.sent)
+        assert all(url.startswith(emulator["imds_endpoint"] + "/metadata/identity/oauth2/token") for _, url in http_client.sent)
 
 
 def test_app_service_refuses_a_wrong_identity_header(emulator, http_client):
@@ -125,5 +125,5 @@ def test_imds_refuses_an_unknown_identity_and_resource(emulator, http_client):
 def test_the_environment_is_restored(emulator):
     before = {name: os.environ.get(name) for name in SOURCE_VARIABLES}
     with app_service(emulator):
-        assert os.environ["IDENTITY_HEADER"] == emulator["identityHeader"]
+        assert os.environ["IDENTITY_HEADER"] == emulator["identity_header"]
     assert {name: os.environ.get(name) for name in SOURCE_VARIABLES} == before

@@ -17,7 +17,7 @@ SCOPES = ["User.Read"]
 
 def make_app(emulator, http_client, authority=None, client_id=None):
     return msal.PublicClientApplication(
-        client_id or emulator["clientId"],
+        client_id or emulator["client_id"],
         authority=authority or emulator["authority"],
         instance_discovery=False,
         http_client=http_client,
@@ -26,7 +26,7 @@ def make_app(emulator, http_client, authority=None, client_id=None):
 
 def graph_me(emulator, access_token):
     session = requests.Session()
-    session.verify, session.trust_env = emulator["caCertificate"], False
+    session.verify, session.trust_env = emulator["ca_certificate"], False
     return session.get(emulator["graph"] + "/me", headers={"Authorization": "Bearer " + access_token})
 
 
@@ -75,14 +75,14 @@ def test_auth_code_flow(emulator, http_client, browser_session, response_mode):
     assert result["id_token_claims"]["nonce"] == hashlib.sha256(flow["nonce"].encode()).hexdigest()
     account = app.get_accounts()[0]
     assert account["username"] == emulator["username"]
-    assert account["home_account_id"].endswith("." + emulator["tenantId"])
+    assert account["home_account_id"].endswith("." + emulator["tenant_id"])
     # The code is single use: a second redemption fails like Entra.
     again = app.acquire_token_by_auth_code_flow(dict(flow), auth_response)
     assert again.get("error") in ("invalid_grant", "invalid_request"), again
 
 
 def test_interactive_silent_and_refresh(emulator, http_client):
-    browser = use_scripted_browser(emulator["caCertificate"], emulator["username"], emulator["password"])
+    browser = use_scripted_browser(emulator["ca_certificate"], emulator["username"], emulator["password"])
     app = make_app(emulator, http_client)
     result = app.acquire_token_interactive(SCOPES, timeout=60, prompt="select_account")
     assert not browser.errors, browser.errors
@@ -113,7 +113,7 @@ def test_interactive_silent_and_refresh(emulator, http_client):
 
 def test_b2c_sign_in(emulator, http_client):
     b2c_authority = emulator["https"] + "/fabrikamb2c.onmicrosoft.com/B2C_1_signupsignin"
-    browser = use_scripted_browser(emulator["caCertificate"], "carol@example.com", "Passw0rd!")
+    browser = use_scripted_browser(emulator["ca_certificate"], "carol@example.com", "Passw0rd!")
     app = make_app(emulator, http_client, authority=b2c_authority)
     result = app.acquire_token_interactive(["https://fabrikamb2c.onmicrosoft.com/api/demo.read"], timeout=60)
     assert not browser.errors, browser.errors
@@ -147,11 +147,11 @@ def test_accounts_signed_in_by_the_swift_tool_are_seen(emulator, http_client, br
     from conftest import _msal_binary
 
     cache_file = tmp_path / "cache.json"
-    swift_authority = emulator["http"] + "/" + emulator["tenantId"]
+    swift_authority = emulator["http"] + "/" + emulator["tenant_id"]
     env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": os.environ.get("PATH", "")}
     login = subprocess.Popen(
         _msal_binary() + ["login", "--device-code", "--json", "--authority", swift_authority,
-                              "--client-id", emulator["clientId"], "--cache", str(cache_file)],
+                              "--client-id", emulator["client_id"], "--cache", str(cache_file)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env)
     code = json.loads(login.stderr.readline())
     outcome = drive(browser_session, code["verification_uri"], emulator["username"], emulator["password"],
@@ -163,7 +163,7 @@ def test_accounts_signed_in_by_the_swift_tool_are_seen(emulator, http_client, br
     cache = msal.SerializableTokenCache()
     cache.deserialize(cache_file.read_text())
     assert {a["environment"] for a in json.loads(cache_file.read_text())["Account"].values()} == {"127.0.0.1"}
-    app = msal.PublicClientApplication(emulator["clientId"], authority=emulator["https"] + "/" + emulator["tenantId"],
+    app = msal.PublicClientApplication(emulator["client_id"], authority=emulator["https"] + "/" + emulator["tenant_id"],
                                        instance_discovery=False, http_client=http_client, token_cache=cache)
     accounts = app.get_accounts()
     assert [a["username"] for a in accounts] == [emulator["username"]]
@@ -177,9 +177,9 @@ def test_continuous_access_evaluation_claims_challenge(emulator, http_client):
     """MSAL for Python with client_capabilities=["cp1"]: after the emulator revokes the user's session, Graph answers
     the earlier token with Entra's insufficient_claims challenge, and a silent request with the challenge's claims
     gets a token Graph accepts. (Runs last: the revocation only refuses tokens issued before it.)"""
-    browser = use_scripted_browser(emulator["caCertificate"], emulator["username"], emulator["password"])
+    browser = use_scripted_browser(emulator["ca_certificate"], emulator["username"], emulator["password"])
     app = msal.PublicClientApplication(
-        emulator["clientId"], authority=emulator["authority"], instance_discovery=False, http_client=http_client,
+        emulator["client_id"], authority=emulator["authority"], instance_discovery=False, http_client=http_client,
         client_capabilities=["cp1"])
     result = app.acquire_token_interactive(SCOPES, timeout=60, prompt="select_account")
     assert not browser.errors, browser.errors

@@ -12,17 +12,17 @@ DAEMON_SUBJECT = "system:serviceaccount:default:daemon"
 
 def mint(emulator, subject):
     session = requests.Session()
-    session.verify, session.trust_env = emulator["caCertificate"], False
-    reply = session.post(emulator["federatedTokens"], json={"subject": subject})
+    session.verify, session.trust_env = emulator["ca_certificate"], False
+    reply = session.post(emulator["federated_tokens"], json={"subject": subject})
     assert reply.status_code == 200, reply.text
-    assert reply.json()["issuer"] == emulator["federatedIssuer"]
+    assert reply.json()["issuer"] == emulator["federated_issuer"]
     return reply.json()["token"]
 
 
 def daemon(emulator, http_client, token):
     return msal.ConfidentialClientApplication(
         # A callable, as a projected token file is read again whenever MSAL needs an assertion.
-        emulator["daemonClientId"], client_credential={"client_assertion": lambda: token}, authority=emulator["authority"],
+        emulator["daemon_client_id"], client_credential={"client_assertion": lambda: token}, authority=emulator["authority"],
         instance_discovery=False, http_client=http_client,
     )
 
@@ -36,7 +36,7 @@ def test_a_trusted_federated_token_authenticates_the_daemon(emulator, http_clien
     result = daemon(emulator, http_client, mint(emulator, DAEMON_SUBJECT)).acquire_token_for_client(GRAPH_DEFAULT)
     assert "access_token" in result, result
     token = claims(result["access_token"])
-    assert token["appid"] == emulator["daemonClientId"] and token["appidacr"] == "2"
+    assert token["appid"] == emulator["daemon_client_id"] and token["appidacr"] == "2"
     assert token["roles"] == ["User.Read.All"]
 
 
