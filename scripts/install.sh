@@ -37,13 +37,12 @@ for entry in "${completions[@]}"; do
     echo "installed $shell completion $file"
 done
 
-# The man page: swift-argument-parser's manual generator, from the tool's own help.
-manual_dir=".build/msal-manual"
-rm -rf "$manual_dir"
-swift package --allow-writing-to-directory "$manual_dir" generate-manual --product msal --output-directory "$manual_dir" \
+# The man page: swift-argument-parser's manual generator, from the tool's own help (it builds every product of the
+# package in the same configuration and writes one page per tool; msal's is taken).
+swift package --allow-writing-to-package-directory generate-manual --configuration "$configuration" \
     --authors "MSAL for Swift" >&2
 install -d "$prefix/share/man/man1"
-install -m 0644 "$manual_dir/msal.1" "$prefix/share/man/man1/msal.1"
+install -m 0644 ".build/plugins/GenerateManual/outputs/MSALCommand/msal.1" "$prefix/share/man/man1/msal.1"
 echo "installed the man page $prefix/share/man/man1/msal.1 (man msal)"
 
 case ":$PATH:" in

@@ -11,8 +11,16 @@ struct MSALCommand: AsyncParsableCommand {
         abstract: "MSAL for Swift command-line tool: sign in, get tokens, call Microsoft Graph.",
         discussion: """
         Options common to the account commands (each also read from an environment variable): --authority \
-        (MSAL_AUTHORITY), --client-id (MSAL_CLIENT_ID), --scopes (MSAL_SCOPES), --redirect-uri (MSAL_REDIRECT_URI), \
-        --cache (MSAL_CACHE), --account (MSAL_ACCOUNT), --graph-endpoint (MSAL_GRAPH_ENDPOINT), --json (MSAL_JSON=1).
+        (MSAL_AUTHORITY), --tenant (MSAL_TENANT), --client-id (MSAL_CLIENT_ID), --scopes (MSAL_SCOPES), \
+        --redirect-uri (MSAL_REDIRECT_URI), --cache (MSAL_CACHE), --account (MSAL_ACCOUNT), --known-authority \
+        (MSAL_KNOWN_AUTHORITIES), --graph-endpoint (MSAL_GRAPH_ENDPOINT), --profile (MSAL_PROFILE), --json \
+        (MSAL_JSON=1). A flag or variable wins over the profile of the configuration file \
+        $XDG_CONFIG_HOME/msal/config.json (MSAL_CONFIG names another), which wins over the defaults. Without \
+        --cache, tokens are kept in MSAL's encrypted default cache (`msal status` says how). The tool declares the \
+        cp1 client capability (continuous access evaluation); MSAL_CLIENT_CAPABILITIES="" declares none.
+
+        Shell completion: msal --generate-completion-script bash|zsh|fish. Installed with scripts/install.sh, \
+        with a man page (man msal).
 
         Results go to stdout, messages and logs to stderr. Only `msal token` prints a token.
 
@@ -22,7 +30,8 @@ struct MSALCommand: AsyncParsableCommand {
         Examples:
           msal demo
           export MSAL_CLIENT_ID=11111111-2222-3333-4444-555555555555
-          msal login --device-code
+          msal login
+          msal status
           msal token
           msal graph /me
           msal accounts --json
