@@ -74,6 +74,20 @@ swift build --build-tests
 export MSAL_POSTGRES_REQUIRED=1
 scripts/postgres-test-cluster.sh swift test --skip-build "$@"
 
+# The install step (README): msal, msal-emulator, the man page and the completions into a temporary prefix; the
+# installed tool runs, its man page documents the commands, and bash completion offers the subcommands.
+install_prefix="$(mktemp -d)"
+CONFIGURATION=debug PREFIX="$install_prefix" scripts/install.sh >/dev/null
+"$install_prefix/bin/msal" --version >/dev/null
+grep -q "status" "$install_prefix/share/man/man1/msal.1"
+completed="$(bash -c 'source "$1"; COMP_WORDS=(msal sta); COMP_CWORD=1; _msal 2>/dev/null; echo "${COMPREPLY[*]}"' _ \
+    "$install_prefix/share/bash-completion/completions/msal")"
+case " $completed " in
+    *" status "*) ;;
+    *) echo "error: bash completion of 'msal sta' gave '$completed'" >&2; exit 1 ;;
+esac
+rm -rf "$install_prefix"
+
 # The encrypted token cache against a real Secret Service (gnome-keyring) and msal-extensions.
 MSAL_SECRET_SERVICE_PYTHON="$PWD/$secret_python/bin/python" \
     scripts/with-secret-service.sh swift test --skip-build --filter MSALSecureStorageTests
