@@ -7,7 +7,7 @@ With --baseline it also times a Foundation "hello world" built with the same com
 program on this machine.
 
     scripts/build-release.sh                 # release, Swift runtime linked in
-    Benchmarks/startup.py --bin .build/release [--runs 200] [--baseline] [--json]
+    Benchmarks/startup.py --bin .build/release [--runs 200] [--baseline] [--default-cache] [--json]
 """
 import argparse
 import json
@@ -67,6 +67,9 @@ def main():
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--baseline", action="store_true", help="also time a Foundation hello world")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--default-cache", action="store_true",
+                        help="use msal's encrypted default cache (Secret Service, kernel keyring or key file) "
+                             "instead of a plain --cache file")
     args = parser.parse_args()
     bin_dir = pathlib.Path(args.bin).resolve()
     msal, emulator_bin = str(bin_dir / "msal"), str(bin_dir / "msal-emulator")
@@ -78,8 +81,9 @@ def main():
     try:
         summary = json.loads(emulator.stdout.readline())
         cache = str(pathlib.Path(workdir, "cache.json"))
-        env.update({"MSAL_CLIENT_ID": summary["client_id"], "MSAL_AUTHORITY": summary["http"] + "/" + summary["tenant_id"],
-                    "MSAL_CACHE": cache})
+        env.update({"MSAL_CLIENT_ID": summary["client_id"], "MSAL_AUTHORITY": summary["http"] + "/" + summary["tenant_id"]})
+        if not args.default_cache:
+            env["MSAL_CACHE"] = cache
         login = subprocess.run([msal, "login", "--emulator-auto-approve"], env=env, capture_output=True)
         if login.returncode != 0:
             sys.exit("msal login failed: " + login.stderr.decode())
