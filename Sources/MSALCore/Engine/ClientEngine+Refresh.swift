@@ -98,6 +98,7 @@ extension ClientEngine {
     func persistAndMakeResult(_ handled: HandledTokenResponse, authority: MSALAuthority, knownAccount: MSALAccount?,
                               correlationId: UUID) throws -> MSALResult {
         let write = handled.write
+        RequestDiagnostics.current?.noteSource(.identityProvider)
         try cache.update { document in _ = document.saveTokenResponse(write) }
         let account = try cache.read { document in
             buildAccounts(document, homeAccountId: handled.homeAccountId).first

@@ -52,7 +52,8 @@ final class ClientEngine: Sendable {
         self.settings = settings
         self.sessions = sessions
         self.defaultAuthenticator = defaultAuthenticator
-        self.http = http
+        // Every request of the application passes here: traced at the verbose level and timed for the metadata.
+        self.http = TracingHTTPClient.wrapping(http, log: settings.log)
         self.clock = clock
         self.cache = cache
         self.resolver = resolver
@@ -70,13 +71,16 @@ final class ClientEngine: Sendable {
                               log: log(correlationId), throttle: throttle)
     }
 
-    /// Runs a public token call and reports it to the telemetry callback, if any.
+    /// Runs a public token call, gives its result the metadata of what it did, and reports it to the telemetry
+    /// callback, if any.
     func reporting(_ api: TelemetryReporter.API, correlationId: UUID, authority: MSALAuthority?,
                    _ body: () async throws -> MSALResult) async throws -> MSALResult {
         let kind = (authority ?? settings.authority).descriptor.kind
         return try await settings.telemetry.report(api, clientId: settings.clientId,
                                                    authorityType: kind == .b2c ? "B2C" : kind == .ciam ? "CIAM" : "AAD",
-                                                   correlationId: correlationId, clock: clock, body)
+                                                   correlationId: correlationId, clock: clock) {
+            try await measured(body)
+        }
     }
 
     /// The authority a request uses: its own or the application's, which must be of the same kind.
@@ -125,11 +129,14 @@ final class ClientEngine: Sendable {
                 action = machine.next(.memoConsulted(memoHit?.times, now: clock.now()))
             case .returnMemoized:
                 guard let memoHit else { throw Self.unexpectedStep(correlationId) }
+                RequestDiagnostics.current?.noteSource(.cache)
                 return MSALResult(payload: memoHit.payload, correlationId: correlationId)
             case .lookUpCache:
                 let found = try await lookUpSilent(request)
                 target = found
-                action = machine.next(.cacheLookedUp(found.lookup.map { CachedTokenTimes($0.entry) }, now: found.now))
+                let times = found.lookup.map { CachedTokenTimes($0.entry) }
+                noteSilentCacheDecision(times, now: found.now, request: request)
+                action = machine.next(.cacheLookedUp(times, now: found.now))
             case .returnCached:
                 guard let target, let lookup = target.lookup else { throw Self.unexpectedStep(correlationId) }
                 let result = cachedResult(lookup.entry, idToken: lookup.idToken, extended: false, target: target,
@@ -282,9 +289,10 @@ final class ClientEngine: Sendable {
         return realms
     }
 
-    /// Builds a result from a cached access token, with no network.
+    /// Builds a result from a cached access token, with no network (and notes the cache as its source).
     func cachedResult(_ entry: AccessTokenEntry, idToken: String?, extended: Bool, account: MSALAccount,
                       authority: MSALAuthority, descriptor: AuthorityDescriptor, correlationId: UUID) -> MSALResult {
+        RequestDiagnostics.current?.noteSource(.cache)
         let profile = tenantProfile(homeAccountId: account.identifier ?? "", realm: entry.realm,
                                     environment: entry.environment, rawIdToken: idToken)
         let resultAuthority = descriptor == authority.descriptor ? authority : authorityObject(for: descriptor)
