@@ -5,8 +5,8 @@ import Foundation
 /// What a line holds: the method; the scheme, host, port and path of the URL (never its query, which can carry an
 /// authorization code or a login hint, and never user information); the status or the kind of transport failure;
 /// the duration in milliseconds; the request's `client-request-id` (the correlation id) and the server's
-/// `x-ms-request-id`. For an error answer: `error`, `suberror` and the `AADSTS` codes. For a JSON success: the names
-/// of its fields, and the names of the claims of an id token it carries. Never a header value other than those ids,
+/// `x-ms-request-id`. For an error answer: `error`, `suberror` and the `AADSTS` codes. For a token or device code
+/// answer: the names of its fields, and the names of the claims of an id token it carries. Never a header value other than those ids,
 /// never a body value, a token, a code, a secret or a claim value. The user's name (`preferred_username`) is given
 /// separately as personal data, for ``MSALLog`` to show only when the masking level allows it.
 enum HTTPTraceLine {
