@@ -67,6 +67,11 @@ struct HTTPTraceTests {
         #expect(hit.metadata.tokenSource == .cache)
         #expect(hit.metadata.cacheRefreshReason == .notApplicable)
         #expect(hit.metadata.durationInHTTP == 0)
+        // The remembered hit (the hot path, answered before any collector is set up) says the same.
+        let remembered = try await app.acquireTokenSilent(with: silent)
+        #expect(remembered.metadata.tokenSource == .cache)
+        #expect(remembered.metadata.cacheRefreshReason == .notApplicable)
+        #expect(remembered.metadata.durationInHTTP == 0 && remembered.metadata.durationInCache == 0)
 
         emulator.clock.advance(by: 4000)
         traced.clock.advance(4000)

@@ -41,7 +41,7 @@ extension MSALConfidentialClientApplication {
         let request = parameters.silentRequest()
         return try await ErrorBoundary.run(.silent, correlationId: request.correlationId) { [self] in
             try await onPartition(request.account?.identifier) { [engine] in
-                try await engine.measured { try await engine.acquireTokenSilent(request) }
+                try await engine.acquireTokenSilentMeasured(request)
             }
         }
     }

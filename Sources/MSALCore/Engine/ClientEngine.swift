@@ -73,13 +73,15 @@ final class ClientEngine: Sendable {
 
     /// Runs a public token call, gives its result the metadata of what it did, and reports it to the telemetry
     /// callback, if any.
-    func reporting(_ api: TelemetryReporter.API, correlationId: UUID, authority: MSALAuthority?,
+    /// `measure` false: `body` gives its result metadata itself (the silent flow, whose remembered hits skip the
+    /// collector).
+    func reporting(_ api: TelemetryReporter.API, correlationId: UUID, authority: MSALAuthority?, measure: Bool = true,
                    _ body: () async throws -> MSALResult) async throws -> MSALResult {
         let kind = (authority ?? settings.authority).descriptor.kind
         return try await settings.telemetry.report(api, clientId: settings.clientId,
                                                    authorityType: kind == .b2c ? "B2C" : kind == .ciam ? "CIAM" : "AAD",
                                                    correlationId: correlationId, clock: clock) {
-            try await measured(body)
+            measure ? try await measured(body) : try await body()
         }
     }
 
@@ -108,8 +110,9 @@ final class ClientEngine: Sendable {
     }
 
     /// Drives ``SilentFlowStateMachine``: performs each action it asks for (memo, cache, shared refresh) and
-    /// reports the outcome, until it returns a result or fails.
-    func acquireTokenSilent(_ request: SilentRequest) async throws -> MSALResult {
+    /// reports the outcome, until it returns a result or fails. `consultMemo` false starts at the cache lookup
+    /// (the caller already found no remembered hit).
+    func acquireTokenSilent(_ request: SilentRequest, consultMemo: Bool = true) async throws -> MSALResult {
         let correlationId = request.correlationId
         let memoKey = request.account.map {
             SilentHitMemo.Key(account: ObjectIdentifier($0), authority: request.authority.map(ObjectIdentifier.init),
@@ -118,7 +121,7 @@ final class ClientEngine: Sendable {
         var machine = SilentFlowStateMachine(policy: policy, forceRefresh: request.forceRefresh,
                                              hasClaims: request.hasClaimsRequest, correlationId: correlationId,
                                              homeAccountId: request.account?.identifier)
-        var action = machine.next(.started(memoEligible: memoKey != nil))
+        var action = machine.next(.started(memoEligible: consultMemo && memoKey != nil))
         var memoHit: SilentHitMemo.Hit?
         var target: SilentTarget?
         var refreshed: MSALResult?
@@ -245,7 +248,7 @@ final class ClientEngine: Sendable {
     var refreshLockTimeout: TimeInterval { min(settings.http.timeout + 10, 600) }
 
     /// Whether the cache document is the one a remembered hit was read from, unchanged since.
-    private func unchangedSinceRecorded(_ hit: SilentHitMemo.Hit) throws -> Bool {
+    func unchangedSinceRecorded(_ hit: SilentHitMemo.Hit) throws -> Bool {
         try cache.read { document in document === hit.document && document.changeCount == hit.changeCount }
     }
 

@@ -81,8 +81,8 @@ final class ManagedIdentityEngine: Sendable {
         let now = clock.now()
         let times = entry.flatMap { $0 }.map(CachedTokenTimes.init)
         let reason = policy.refreshReason(times, now: now, forceRefresh: forceRefresh, hasClaims: false)
-        CacheDecisionNote.record(reason, times: times, now: now, what: "managed identity token",
-                                 log: log.with(correlationId: correlationId))
+        CacheDecisionNote.record(reason, times: times, now: now, what: "managed identity token", log: log,
+                                 correlationId: correlationId)
     }
 
     private func cached(resource: String, correlationId: UUID, allowRefreshOn: Bool) throws -> MSALAppTokenResult? {

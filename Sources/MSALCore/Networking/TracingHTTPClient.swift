@@ -20,19 +20,25 @@ struct TracingHTTPClient: MSALHTTPClient {
 
     func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse {
         let start = ContinuousClock.now
-        let requestLog = HTTPTraceLine.correlationId(of: request).map { log.with(correlationId: $0) } ?? log
         do {
             let response = try await base.send(request)
             let elapsed = ContinuousClock.now - start
             RequestDiagnostics.current?.addHTTP(elapsed)
-            requestLog.verbose(HTTPTraceLine.answered(request, response, elapsed: elapsed),
-                               pii: HTTPTraceLine.personalData(response))
+            if log.receives(.verbose) {
+                requestLog(request).verbose(HTTPTraceLine.answered(request, response, elapsed: elapsed),
+                                            pii: HTTPTraceLine.personalData(response))
+            }
             return response
         } catch {
             let elapsed = ContinuousClock.now - start
             RequestDiagnostics.current?.addHTTP(elapsed)
-            requestLog.verbose(HTTPTraceLine.failed(request, error, elapsed: elapsed))
+            if log.receives(.verbose) { requestLog(request).verbose(HTTPTraceLine.failed(request, error, elapsed: elapsed)) }
             throw error
         }
+    }
+
+    /// The log with the request's correlation id, when it carries one.
+    private func requestLog(_ request: MSALHTTPRequest) -> MSALLog {
+        HTTPTraceLine.correlationId(of: request).map { log.with(correlationId: $0) } ?? log
     }
 }
