@@ -35,9 +35,10 @@ struct CLIError: Error {
 
 /// Output, logging and error reporting shared by the commands. Results go to stdout; everything else to stderr.
 enum CLI {
-    /// Sends swift-log (MSAL's diagnostics) to stderr, quiet unless `verbose`.
-    static func setUpLogging(verbose: Bool) {
-        TerminalLogging.setUp(verbose: verbose)
+    /// Sends swift-log (MSAL's diagnostics) to stderr, quiet unless `verbose` or `debug` (which adds the redacted
+    /// HTTP trace).
+    static func setUpLogging(verbose: Bool, debug: Bool = false) {
+        TerminalLogging.setUp(verbose: verbose, debug: debug)
     }
 
     /// Writes a line to stdout, with control characters made visible (``TerminalText/safe(_:)``).
@@ -70,7 +71,7 @@ enum CLI {
 
     /// Runs a command body: any error becomes one line on stderr and a non-zero exit code, never a stack trace.
     static func run(_ options: CommonOptions, _ body: () async throws -> Void) async throws {
-        setUpLogging(verbose: options.wantsVerbose)
+        setUpLogging(verbose: options.wantsVerbose, debug: options.wantsDebug)
         do {
             try await body()
         } catch let exit as ExitCode {
@@ -98,6 +99,7 @@ enum CLI {
         if let error = error as? MSALErrorInfo {
             var text = oneLine(error.errorDescription)
             if let oauth = error.oauthError { text += " (\(oauth))" }
+            if let hint = NetworkErrorHint.text(for: error) { text += " " + hint }
             let code = CLIExit.code(for: error)
             switch code {
             case CLIExit.interactionRequired: text += " Sign in with `\(loginCommand)`."

@@ -47,6 +47,9 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "Log MSAL's diagnostics to stderr (env MSAL_VERBOSE=1).")
     var verbose = false
 
+    @Flag(name: .long, help: "Also log a redacted HTTP trace and the cache decisions to stderr (env MSAL_DEBUG=1).")
+    var debug = false
+
     static let defaultAuthority = "https://login.microsoftonline.com/common"
     static let defaultGraphEndpoint = "https://graph.microsoft.com"
 
@@ -97,6 +100,7 @@ struct CommonOptions: ParsableArguments {
     }
     var wantsJSON: Bool { json || Self.truthy(env("MSAL_JSON")) }
     var wantsVerbose: Bool { verbose || Self.truthy(env("MSAL_VERBOSE")) }
+    var wantsDebug: Bool { debug || Self.truthy(env("MSAL_DEBUG")) }
 
     /// The scopes: every value split on commas and spaces; User.Read when none are given.
     var resolvedScopes: [String] { explicitScopes ?? ["User.Read"] }

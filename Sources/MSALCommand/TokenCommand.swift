@@ -9,7 +9,8 @@ struct TokenCommand: AsyncParsableCommand {
         abstract: "Print an access token for the signed-in account (silent; from the cache or by refreshing).",
         discussion: """
         Prints the access token alone on stdout, or with --json one object with access_token, token_type, \
-        expires_on, scopes and account (never a refresh token). A valid cached token is returned with no network \
+        expires_on, scopes, account and metadata (token_source, cache_refresh_reason, duration_in_cache_ms, \
+        duration_in_http_ms; never a refresh token). A valid cached token is returned with no network \
         request. Exits with 3 when the user must sign in again (run `msal login`).
 
         With --client-secret or --certificate (or MSAL_CLIENT_SECRET / MSAL_CLIENT_CERTIFICATE), prints a token the \
@@ -45,7 +46,8 @@ struct TokenCommand: AsyncParsableCommand {
                 if options.wantsJSON {
                     CLI.out(CLI.jsonLine([
                         "access_token": result.accessToken, "token_type": "Bearer", "scopes": result.scopes,
-                        "tenant_id": result.tenantId, "token_source": result.tokenSource == .cache ? "cache" : "identity_provider",
+                        "tenant_id": result.tenantId, "token_source": ResultMetadataJSON.tokenSource(result.tokenSource),
+                        "metadata": ResultMetadataJSON.object(result.metadata),
                         "expires_on": ExternalNumber.clampedInteger(result.expiresOn.timeIntervalSince1970),
                         "expires_in": max(0, ExternalNumber.clampedInteger(result.expiresOn.timeIntervalSinceNow)),
                     ]))
@@ -63,6 +65,7 @@ struct TokenCommand: AsyncParsableCommand {
                     // The same account object as `msal login --json` and `msal accounts --json`.
                     "account": Describe.account(result.account),
                     "tenant_id": result.tenantProfile.tenantId ?? "",
+                    "metadata": ResultMetadataJSON.object(result.metadata),
                 ]
                 if let expiresOn = result.expiresOn {
                     object["expires_on"] = ExternalNumber.clampedInteger(expiresOn.timeIntervalSince1970)

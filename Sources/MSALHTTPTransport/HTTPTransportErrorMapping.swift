@@ -17,8 +17,10 @@ enum HTTPTransportErrorMapping {
         switch kind {
         case .timedOut: return timedOut(host: host, timeout: timeout)
         case .cannotConnect: message = "No connection could be made to \(host)"
+        case .hostNotFound: message = "The host name \(host) could not be resolved"
         case .connectionLost: message = "The connection to \(host) closed before the whole response arrived"
-        case .secureConnectionFailed: message = "The TLS connection to \(host) failed (untrusted certificate or handshake failure)"
+        case .secureConnectionFailed: message = "The TLS connection to \(host) failed (handshake failure)"
+        case .untrustedCertificate: message = "The TLS certificate of \(host) is not trusted"
         case .proxyFailed: message = "The proxy refused the connection to \(host)"
         case .responseTooLarge: message = "The response from \(host) is larger than \(limit) bytes"
         case .invalidRequest: message = "The request to \(host) is not valid"
@@ -46,14 +48,33 @@ enum HTTPTransportErrorMapping {
                 return .other
             }
         }
-        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError { return .secureConnectionFailed }
-        if error is NIOConnectionError || error is IOError { return .cannotConnect }
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            return isTrustFailure(error) ? .untrustedCertificate : .secureConnectionFailed
+        }
+        if let error = error as? NIOConnectionError {
+            // Name resolution failed when no address was tried at all.
+            let resolutionFailed = error.dnsAError != nil || error.dnsAAAAError != nil
+            return resolutionFailed && error.connectionErrors.isEmpty ? .hostNotFound : .cannotConnect
+        }
+        if error is SocketAddressError || error is SocketAddressError.UnknownHost { return .hostNotFound }
+        if error is IOError { return .cannotConnect }
         if let error = error as? ChannelError {
             if case .connectTimeout = error { return .timedOut }
             return .connectionLost
         }
         if error is NIOTooManyBytesError { return .responseTooLarge }
         return .other
+    }
+
+    /// Whether a TLS error means the server's certificate was not trusted (unknown authority, expired, or issued
+    /// for another name), as opposed to a handshake that failed for another reason.
+    static func isTrustFailure(_ error: any Error) -> Bool {
+        if let extra = error as? NIOSSLExtraError {
+            return extra == .failedToValidateHostname || extra == .serverHostnameImpossibleToMatch
+        }
+        if let ssl = error as? NIOSSLError, case .unableToValidateCertificate = ssl { return true }
+        // BoringSSL reports verification failures in its error stack (`CERTIFICATE_VERIFY_FAILED`).
+        return String(describing: error).uppercased().contains("CERTIFICATE_VERIFY_FAILED")
     }
 
     /// The error's type and case, never its payload beyond what NIO prints for it (no request data).

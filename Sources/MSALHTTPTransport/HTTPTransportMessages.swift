@@ -49,12 +49,17 @@ public struct HTTPTransportError: Error, CustomStringConvertible, Sendable {
     public enum Kind: Sendable, Equatable {
         /// The request's timeout passed before the whole response arrived.
         case timedOut
-        /// No connection could be made to the server (refused, unreachable, name not resolved).
+        /// No connection could be made to the server (refused, unreachable).
         case cannotConnect
+        /// The host name could not be resolved.
+        case hostNotFound
         /// The connection closed before the whole response arrived.
         case connectionLost
-        /// TLS failed: the handshake, or the server's certificate was not trusted.
+        /// TLS failed in the handshake, for a reason other than trust (see ``untrustedCertificate``).
         case secureConnectionFailed
+        /// TLS failed because the server's certificate is not trusted: an unknown certificate authority, a name
+        /// that does not match the host, or a certificate out of its validity period.
+        case untrustedCertificate
         /// The proxy refused the tunnel or answered something other than HTTP.
         case proxyFailed
         /// The response body is larger than ``HTTPTransportConfiguration/maximumResponseBodySize``.

@@ -8,9 +8,9 @@ public import MSALCore
 /// `SSL_CERT_DIR`) and proxies (`HTTPS_PROXY`, `http_proxy`, `NO_PROXY`) from the environment once, when the
 /// transport is created. See `HTTPTransport` in the `MSALHTTPTransport` module for the details.
 ///
-/// Failures are thrown as `URLError`, as `URLSession` would: `.timedOut`, `.cannotConnectToHost`,
-/// `.networkConnectionLost`, `.secureConnectionFailed`, `.dataLengthExceedsMaximum`; cancellation as
-/// `CancellationError`.
+/// Failures are thrown as `URLError`, as `URLSession` would: `.timedOut`, `.cannotFindHost`, `.cannotConnectToHost`,
+/// `.networkConnectionLost`, `.serverCertificateUntrusted`, `.secureConnectionFailed`, `.dataLengthExceedsMaximum`;
+/// cancellation as `CancellationError`. MSAL reports each as its own `MSALNetworkErrorKind`.
 public struct MSALNIOHTTPClient: MSALHTTPClient {
     /// The process-wide client on `HTTPTransport.shared`: what MSAL uses by default on Linux.
     public static let shared = MSALNIOHTTPClient(transport: .shared)
@@ -66,8 +66,10 @@ public struct MSALNIOHTTPClient: MSALHTTPClient {
         switch error.kind {
         case .timedOut: code = .timedOut
         case .cannotConnect, .proxyFailed: code = .cannotConnectToHost
+        case .hostNotFound: code = .cannotFindHost
         case .connectionLost: code = .networkConnectionLost
         case .secureConnectionFailed: code = .secureConnectionFailed
+        case .untrustedCertificate: code = .serverCertificateUntrusted
         case .responseTooLarge: code = .dataLengthExceedsMaximum
         case .invalidRequest: code = .unsupportedURL
         case .shutDown, .other: code = .unknown

@@ -53,7 +53,7 @@ public struct MSALURLSessionHTTPClient: MSALHTTPClient {
             }
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw error
+            throw URLErrorTrust.refined(error)
         }
         guard let http = response as? HTTPURLResponse else {
             throw MSALErrorInfo.internal(.internalErrorUnexpectedHttpResponse, "The response was not an HTTP response.")

@@ -41,6 +41,7 @@ struct CLIExitCodeTests {
         let (text, code) = CLI.describe(MSALErrorInfo.transport(URLError(.timedOut), host: "login.example.com", correlationId: id))
         #expect(code == CLIExit.failure)
         #expect(text == "The identity provider (login.example.com) could not be reached: the request timed out. "
+            + "[network: timed_out] No answer in time: retry; check the network and any proxy in HTTPS_PROXY. "
             + "[correlation id \(id.uuidString)]")
         #expect(CLI.describe(URLError(.badURL)).1 == CLIExit.failure)
     }

@@ -90,7 +90,7 @@ struct HTTPTransportTests {
 
         let system = HTTPTransport(configuration: .fromEnvironment([:]))
         await #expect { _ = try await system.send(Self.get(metadata)) } throws: { error in
-            (error as? HTTPTransportError)?.kind == .secureConnectionFailed
+            (error as? HTTPTransportError)?.kind == .untrustedCertificate
         }
         try await system.shutdown()
 

@@ -24,18 +24,34 @@ public struct MSALAppTokenResult: Sendable, CustomStringConvertible {
     public let tokenSource: MSALTokenSource
     /// The correlation id of the request.
     public let correlationId: UUID
+    /// How the token was obtained: its source again, why the cache was not enough, and the time spent in the cache
+    /// and in HTTP.
+    public let metadata: MSALResultMetadata
 
     /// The value for the HTTP `Authorization` header: `Bearer <access token>`.
     public var authorizationHeader: String { "Bearer \(accessToken)" }
 
     init(accessToken: String, expiresOn: Date, scopes: [String], tenantId: String, tokenSource: MSALTokenSource,
-         correlationId: UUID) {
+         correlationId: UUID, metadata: MSALResultMetadata? = nil) {
         self.accessToken = accessToken
         self.expiresOn = expiresOn
         self.scopes = scopes
         self.tenantId = tenantId
         self.tokenSource = tokenSource
         self.correlationId = correlationId
+        self.metadata = metadata ?? MSALResultMetadata(tokenSource: tokenSource)
+    }
+
+    /// The same result with `metadata` (whose source is this result's).
+    func with(metadata: MSALResultMetadata) -> MSALAppTokenResult {
+        MSALAppTokenResult(accessToken: accessToken, expiresOn: expiresOn, scopes: scopes, tenantId: tenantId,
+                           tokenSource: tokenSource, correlationId: correlationId,
+                           metadata: MSALResultMetadata(tokenSource: tokenSource,
+                                                        cacheRefreshReason: metadata.cacheRefreshReason,
+                                                        durationTotal: metadata.durationTotal,
+                                                        durationInCache: metadata.durationInCache,
+                                                        durationInHTTP: metadata.durationInHTTP,
+                                                        refreshOn: metadata.refreshOn))
     }
 
     public var description: String {

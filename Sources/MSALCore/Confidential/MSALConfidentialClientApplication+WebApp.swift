@@ -27,7 +27,9 @@ extension MSALConfidentialClientApplication {
         let correlationId = CorrelationID.next()
         return try await ErrorBoundary.run(.interactive, correlationId: correlationId) { [self] in
             try await onNewAccountPartition { [engine] in
-                try await engine.acquireToken(byAuthorizationCodeFlow: flow, response: response, correlationId: correlationId)
+                try await engine.measured {
+                    try await engine.acquireToken(byAuthorizationCodeFlow: flow, response: response, correlationId: correlationId)
+                }
             }
         }
     }
@@ -38,7 +40,9 @@ extension MSALConfidentialClientApplication {
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         let request = parameters.silentRequest()
         return try await ErrorBoundary.run(.silent, correlationId: request.correlationId) { [self] in
-            try await onPartition(request.account?.identifier) { [engine] in try await engine.acquireTokenSilent(request) }
+            try await onPartition(request.account?.identifier) { [engine] in
+                try await engine.acquireTokenSilentMeasured(request)
+            }
         }
     }
 

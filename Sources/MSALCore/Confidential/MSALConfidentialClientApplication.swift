@@ -70,7 +70,9 @@ public final class MSALConfidentialClientApplication: Sendable {
         let partition = partitioned == nil ? nil : appPartition(request.authority)
         if let hit = onMemoryPartition(partition, { engine.appTokenCacheHit(request) }) { return hit }
         return try await ErrorBoundary.run(.clientCredentials, correlationId: request.correlationId) { [self] in
-            try await onPartition(partition) { [engine] in try await engine.acquireTokenForClient(request) }
+            try await onPartition(partition) { [engine] in
+                try await engine.measured { try await engine.acquireTokenForClient(request) }
+            }
         }
     }
 
@@ -122,7 +124,7 @@ extension MSALConfidentialClientApplication {
         let request = parameters.request()
         return try await ErrorBoundary.run(.clientCredentials, correlationId: request.correlationId) { [self] in
             try await onPartition(partitioned == nil ? nil : Self.onBehalfOfPartition(request)) { [engine] in
-                try await engine.acquireTokenOnBehalfOf(request)
+                try await engine.measured { try await engine.acquireTokenOnBehalfOf(request) }
             }
         }
     }

@@ -35,6 +35,8 @@ public final class MSALConfidentialClientApplicationConfig: @unchecked Sendable 
     @MSALLocked public var clock: (any MSALClock)?
     /// The swift-log `Logger` the application writes to (see ``MSALPublicClientApplicationConfig/logger``).
     @MSALLocked public var logger: Logger?
+    /// MSAL's logger settings for this application alone (see ``MSALPublicClientApplicationConfig/loggerConfig``).
+    @MSALLocked package var loggerConfig: MSALLoggerConfig?
 
     /// A token cache shared by the application's instances, in partitions (``MSALPartitionedCacheConfig``), such as
     /// the PostgreSQL cache of `MSALPostgresCache`. When set, ``cacheConfig``'s storage is not used. Default nil.
@@ -64,6 +66,7 @@ public final class MSALConfidentialClientApplicationConfig: @unchecked Sendable 
         copy.httpClient = httpClient
         copy.clock = clock
         copy.logger = logger
+        copy.loggerConfig = loggerConfig
         copy.cacheConfig.storage = cacheConfig.storage
         copy.partitionedCache = partitionedCache
         return copy
@@ -77,6 +80,7 @@ public final class MSALConfidentialClientApplicationConfig: @unchecked Sendable 
         view.tokenExpirationBuffer = tokenExpirationBuffer
         view.extraQueryParameters = extraQueryParameters
         view.logger = logger
+        view.loggerConfig = loggerConfig
         return view
     }
 }

@@ -16,11 +16,14 @@ final class CacheOwner: @unchecked Sendable {
     }
 
     /// Runs `body` on the current document (re-read first if another process changed the storage).
+    /// The time it takes counts as cache time of the running call (``RequestDiagnostics``).
     func read<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
-        if let slot = boundSlot { return try slot.withDocument(body) }
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(try store.currentDocument())
+        try RequestDiagnostics.timingCache {
+            if let slot = boundSlot { return try slot.withDocument(body) }
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(try store.currentDocument())
+        }
     }
 
     /// Runs `body` holding the storage's cross-process refresh lock for `key` (``MSALTokenCacheRefreshLocking``),
@@ -32,11 +35,14 @@ final class CacheOwner: @unchecked Sendable {
     }
 
     /// Runs `body` on the document under the storage lock and persists the result before returning.
+    /// The time it takes counts as cache time of the running call (``RequestDiagnostics``).
     func update<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
-        if let slot = boundSlot { return try slot.withDocument(body) }
-        lock.lock()
-        defer { lock.unlock() }
-        return try store.update(body)
+        try RequestDiagnostics.timingCache {
+            if let slot = boundSlot { return try slot.withDocument(body) }
+            lock.lock()
+            defer { lock.unlock() }
+            return try store.update(body)
+        }
     }
 
     /// The partition the current call is bound to, when it is one of this owner's.

@@ -31,6 +31,7 @@ extension ClientEngine {
            let hit = try cachedAppToken(request, target: target, allowRefreshOn: false) {
             return hit
         }
+        noteAppTokenRefreshReason(request, target: target)
         let key = [target.resolved.metadata.tokenEndpoint.absoluteString.lowercased(),
                    Scopes.requestParameter(request.scopes).lowercased(), request.claims ?? "",
                    request.forceRefresh ? "force" : ""].joined(separator: "|")

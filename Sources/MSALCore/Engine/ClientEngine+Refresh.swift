@@ -99,6 +99,7 @@ extension ClientEngine {
                               correlationId: UUID) throws -> MSALResult {
         var write = handled.write
         write.clientCapabilities = TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)
+        RequestDiagnostics.current?.noteSource(.identityProvider)
         try cache.update { document in _ = document.saveTokenResponse(write) }
         let account = try cache.read { document in
             buildAccounts(document, homeAccountId: handled.homeAccountId).first

@@ -52,7 +52,8 @@ final class ClientEngine: Sendable {
         self.settings = settings
         self.sessions = sessions
         self.defaultAuthenticator = defaultAuthenticator
-        self.http = http
+        // Every request of the application passes here: traced at the verbose level and timed for the metadata.
+        self.http = TracingHTTPClient.wrapping(http, log: settings.log)
         self.clock = clock
         self.cache = cache
         self.resolver = resolver
@@ -70,13 +71,18 @@ final class ClientEngine: Sendable {
                               log: log(correlationId), throttle: throttle)
     }
 
-    /// Runs a public token call and reports it to the telemetry callback, if any.
-    func reporting(_ api: TelemetryReporter.API, correlationId: UUID, authority: MSALAuthority?,
+    /// Runs a public token call, gives its result the metadata of what it did, and reports it to the telemetry
+    /// callback, if any.
+    /// `measure` false: `body` gives its result metadata itself (the silent flow, whose remembered hits skip the
+    /// collector).
+    func reporting(_ api: TelemetryReporter.API, correlationId: UUID, authority: MSALAuthority?, measure: Bool = true,
                    _ body: () async throws -> MSALResult) async throws -> MSALResult {
         let kind = (authority ?? settings.authority).descriptor.kind
         return try await settings.telemetry.report(api, clientId: settings.clientId,
                                                    authorityType: kind == .b2c ? "B2C" : kind == .ciam ? "CIAM" : "AAD",
-                                                   correlationId: correlationId, clock: clock, body)
+                                                   correlationId: correlationId, clock: clock) {
+            measure ? try await measured(body) : try await body()
+        }
     }
 
     /// The authority a request uses: its own or the application's, which must be of the same kind.
@@ -104,8 +110,9 @@ final class ClientEngine: Sendable {
     }
 
     /// Drives ``SilentFlowStateMachine``: performs each action it asks for (memo, cache, shared refresh) and
-    /// reports the outcome, until it returns a result or fails.
-    func acquireTokenSilent(_ request: SilentRequest) async throws -> MSALResult {
+    /// reports the outcome, until it returns a result or fails. `consultMemo` false starts at the cache lookup
+    /// (the caller already found no remembered hit).
+    func acquireTokenSilent(_ request: SilentRequest, consultMemo: Bool = true) async throws -> MSALResult {
         let correlationId = request.correlationId
         let memoKey = request.account.map {
             SilentHitMemo.Key(account: ObjectIdentifier($0), authority: request.authority.map(ObjectIdentifier.init),
@@ -114,7 +121,7 @@ final class ClientEngine: Sendable {
         var machine = SilentFlowStateMachine(policy: policy, forceRefresh: request.forceRefresh,
                                              hasClaims: request.hasClaimsRequest, correlationId: correlationId,
                                              homeAccountId: request.account?.identifier)
-        var action = machine.next(.started(memoEligible: memoKey != nil))
+        var action = machine.next(.started(memoEligible: consultMemo && memoKey != nil))
         var memoHit: SilentHitMemo.Hit?
         var target: SilentTarget?
         var refreshed: MSALResult?
@@ -125,11 +132,14 @@ final class ClientEngine: Sendable {
                 action = machine.next(.memoConsulted(memoHit?.times, now: clock.now()))
             case .returnMemoized:
                 guard let memoHit else { throw Self.unexpectedStep(correlationId) }
+                RequestDiagnostics.current?.noteSource(.cache)
                 return MSALResult(payload: memoHit.payload, correlationId: correlationId)
             case .lookUpCache:
                 let found = try await lookUpSilent(request)
                 target = found
-                action = machine.next(.cacheLookedUp(found.lookup.map { CachedTokenTimes($0.entry) }, now: found.now))
+                let times = found.lookup.map { CachedTokenTimes($0.entry) }
+                noteSilentCacheDecision(times, now: found.now, request: request)
+                action = machine.next(.cacheLookedUp(times, now: found.now))
             case .returnCached:
                 guard let target, let lookup = target.lookup else { throw Self.unexpectedStep(correlationId) }
                 let result = cachedResult(lookup.entry, idToken: lookup.idToken, extended: false, target: target,
@@ -240,7 +250,7 @@ final class ClientEngine: Sendable {
     var refreshLockTimeout: TimeInterval { min(settings.http.timeout + 10, 600) }
 
     /// Whether the cache document is the one a remembered hit was read from, unchanged since.
-    private func unchangedSinceRecorded(_ hit: SilentHitMemo.Hit) throws -> Bool {
+    func unchangedSinceRecorded(_ hit: SilentHitMemo.Hit) throws -> Bool {
         try cache.read { document in document === hit.document && document.changeCount == hit.changeCount }
     }
 
@@ -284,9 +294,10 @@ final class ClientEngine: Sendable {
         return realms
     }
 
-    /// Builds a result from a cached access token, with no network.
+    /// Builds a result from a cached access token, with no network (and notes the cache as its source).
     func cachedResult(_ entry: AccessTokenEntry, idToken: String?, extended: Bool, account: MSALAccount,
                       authority: MSALAuthority, descriptor: AuthorityDescriptor, correlationId: UUID) -> MSALResult {
+        RequestDiagnostics.current?.noteSource(.cache)
         let profile = tenantProfile(homeAccountId: account.identifier ?? "", realm: entry.realm,
                                     environment: entry.environment, rawIdToken: idToken)
         let resultAuthority = descriptor == authority.descriptor ? authority : authorityObject(for: descriptor)

@@ -73,7 +73,7 @@ struct EngineSettings: Sendable {
         self.http = HTTPSettings(MSALGlobalConfig.httpConfig)
         self.telemetry = TelemetryReporter(MSALGlobalConfig.telemetryConfig)
         self.log = MSALLog(logger: config.logger ?? Logger(label: MSALLog.label),
-                           settings: MSALLog.Settings(MSALGlobalConfig.loggerConfig))
+                           settings: MSALLog.Settings(config.loggerConfig ?? MSALGlobalConfig.loggerConfig))
     }
 
     /// A redirect URI must be absolute, without a fragment; http only for loopback hosts (RFC 8252 §7.3).

@@ -31,15 +31,17 @@ extension MSALErrorInfo {
     /// The identity provider could not be reached (``MSALError/serverError`` without an HTTP status).
     ///
     /// The description names the host and the kind of failure (timeout, refused connection, TLS...) only: never
-    /// a path, a query or a body. A `URLError` is kept as the underlying error with its code only (without the
+    /// a path, a query or a body. The kind is also kept as ``MSALErrorInfo/networkErrorKind``. A `URLError` is kept as the underlying error with its code only (without the
     /// failing URL); any other error from an application's own transport is kept as it is.
     package static func transport(_ error: any Error, host: String?, correlationId: UUID?) -> MSALErrorInfo {
         let urlError = error as? URLError
         let kind = urlError.map { TransportFailure.kind($0.code) } ?? "the HTTP client failed"
         let target = host.map { "The identity provider (\($0))" } ?? "The identity provider"
         let underlying: any Error = urlError.map(TransportFailure.withoutURL) ?? error
-        return MSALErrorInfo(.serverError, description: "\(target) could not be reached: \(kind).",
-                             correlationId: correlationId, underlyingError: underlying)
+        var info = MSALErrorInfo(.serverError, description: "\(target) could not be reached: \(kind).",
+                                 correlationId: correlationId, underlyingError: underlying)
+        info.transportFailureKind = urlError.map { MSALNetworkErrorKind($0.code) } ?? .other
+        return info
     }
 
     /// An error MSAL did not expect (``MSALInternalError/internalErrorUnexpected``), such as one of a type it does
@@ -66,10 +68,11 @@ enum TransportFailure {
         case .cannotFindHost, .dnsLookupFailed: return "the host name could not be resolved"
         case .notConnectedToInternet: return "there is no network connection"
         case .networkConnectionLost: return "the connection was lost before the whole response arrived"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
-             .clientCertificateRequired:
-            return "the TLS connection failed (untrusted certificate or handshake failure)"
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+             .serverCertificateHasUnknownRoot:
+            return "the server's TLS certificate is not trusted"
+        case .secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired:
+            return "the TLS connection failed (handshake failure)"
         case .dataLengthExceedsMaximum: return "the response was too large"
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
             return "the response could not be read"

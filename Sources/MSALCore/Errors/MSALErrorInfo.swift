@@ -50,6 +50,8 @@ public struct MSALErrorInfo: Error, CustomNSError, CustomStringConvertible, Send
     public package(set) var homeAccountId: String?
     /// The error that caused this one, if any (for example a network error).
     public package(set) var underlyingError: (any Error & Sendable)?
+    /// The kind of transport failure, when the request failed on the way (see ``networkErrorKind``).
+    package var transportFailureKind: MSALNetworkErrorKind?
 
     /// Creates an error. Applications normally only receive these.
     public init(
@@ -109,6 +111,7 @@ public struct MSALErrorInfo: Error, CustomNSError, CustomStringConvertible, Send
         if let invalidResult { info[MSALInvalidResultKey] = invalidResult }
         if let homeAccountId { info[MSALHomeAccountIdKey] = homeAccountId }
         if let underlyingError { info[NSUnderlyingErrorKey] = underlyingError as NSError }
+        if let networkErrorKind { info[MSALNetworkErrorKindKey] = networkErrorKind.rawValue }
         return info
     }
 
@@ -123,6 +126,7 @@ public struct MSALErrorInfo: Error, CustomNSError, CustomStringConvertible, Send
         }
         if let stsErrorCodes, !stsErrorCodes.isEmpty { parts.append("[sts codes: \(stsErrorCodes.joined(separator: ","))]") }
         if let httpStatusCode { parts.append("[http \(httpStatusCode)]") }
+        if let transportFailureKind { parts.append("[network: \(transportFailureKind.rawValue)]") }
         if let correlationId { parts.append("[correlation id: \(correlationId.uuidString)]") }
         return parts.joined(separator: " ")
     }

@@ -120,7 +120,10 @@ public final class MSALManagedIdentityApplication: Sendable {
         let forceRefresh = parameters.forceRefresh
         let correlationId = parameters.correlationId ?? CorrelationID.next()
         return try await ErrorBoundary.run(.clientCredentials, correlationId: correlationId) { [engine] in
-            try await engine.acquireToken(resource: resource, forceRefresh: forceRefresh, correlationId: correlationId)
+            let (result, diagnostics) = try await RequestDiagnostics.measure {
+                try await engine.acquireToken(resource: resource, forceRefresh: forceRefresh, correlationId: correlationId)
+            }
+            return result.with(metadata: diagnostics.metadata(defaultSource: result.tokenSource))
         }
     }
 

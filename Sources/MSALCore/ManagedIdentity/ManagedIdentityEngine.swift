@@ -23,7 +23,7 @@ final class ManagedIdentityEngine: Sendable {
          arcDirectory: String = AzureArcChallenge.linuxTokenDirectory) {
         self.identity = identity
         self.environment = environment
-        self.http = http
+        self.http = TracingHTTPClient.wrapping(http, log: log)
         self.clock = clock
         self.cache = cache
         self.log = log
@@ -44,6 +44,7 @@ final class ManagedIdentityEngine: Sendable {
         if !forceRefresh, let hit = try cached(resource: resource, correlationId: correlationId, allowRefreshOn: false) {
             return hit
         }
+        noteRefreshReason(resource: resource, forceRefresh: forceRefresh, correlationId: correlationId)
         let key = [resource.lowercased(), forceRefresh ? "force" : ""].joined(separator: "|")
         return try await requests.run(key) { [self] in
             try await cache.withRefreshLock(key: "mi|" + identity.cacheClientId + "|" + key, timeout: 120) { [self] in
@@ -68,6 +69,20 @@ final class ManagedIdentityEngine: Sendable {
             }
             throw error
         }
+    }
+
+    /// Records why no cached token was returned, for the result's metadata, and logs it.
+    private func noteRefreshReason(resource: String, forceRefresh: Bool, correlationId: UUID) {
+        let scopes = ScopeSet([resource])
+        let entry = try? cache.read { document in
+            document.findAppToken(environments: [Self.cacheEnvironment], clientId: identity.cacheClientId,
+                                  realm: Self.cacheEnvironment, scopes: scopes)
+        }
+        let now = clock.now()
+        let times = entry.flatMap { $0 }.map(CachedTokenTimes.init)
+        let reason = policy.refreshReason(times, now: now, forceRefresh: forceRefresh, hasClaims: false)
+        CacheDecisionNote.record(reason, times: times, now: now, what: "managed identity token", log: log,
+                                 correlationId: correlationId)
     }
 
     private func cached(resource: String, correlationId: UUID, allowRefreshOn: Bool) throws -> MSALAppTokenResult? {

@@ -60,7 +60,12 @@ public struct MSALHTTPResponse: Sendable {
 /// - end each exchange within ``MSALHTTPRequest/timeout`` and throw (`URLError(.timedOut)` is what MSAL's own
 ///   transports throw);
 /// - stop promptly when the calling task is cancelled, throwing `CancellationError` or `URLError(.cancelled)`;
-/// - throw on transport failures (no connection, TLS failure) and return any HTTP status as a response.
+/// - throw on transport failures (no connection, TLS failure) and return any HTTP status as a response; a `URLError`
+///   with the failure's code (`cannotFindHost`, `cannotConnectToHost`, `serverCertificateUntrusted`,
+///   `secureConnectionFailed`, `timedOut`, `networkConnectionLost`) lets MSAL report its ``MSALNetworkErrorKind``.
+///
+/// MSAL wraps the transport: every exchange is timed for the result's ``MSALResultMetadata`` and, at the verbose
+/// log level, traced in one redacted line (see <doc:Diagnostics>).
 public protocol MSALHTTPClient: Sendable {
     /// Sends `request` and returns the response, or throws on a transport failure.
     func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse

@@ -36,7 +36,7 @@ public final class MSALLoggerConfig: @unchecked Sendable {
     @MSALLocked private var masking: MSALLogMaskingLevel = .settingsMaskAllPII
     @MSALLocked private var logCallback: MSALLogCallback?
 
-    init() {}
+    package init() {}
 
     /// The most detailed level delivered. Default ``MSALLogLevel/info``.
     public var logLevel: MSALLogLevel {

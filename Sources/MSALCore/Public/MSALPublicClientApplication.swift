@@ -118,9 +118,10 @@ public final class MSALPublicClientApplication: Sendable {
     /// Gets a token without user interaction.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         let request = parameters.silentRequest()
-        return try await engine.reporting(.silent, correlationId: request.correlationId, authority: request.authority) {
+        return try await engine.reporting(.silent, correlationId: request.correlationId, authority: request.authority,
+                                          measure: false) {
             try await ErrorBoundary.run(.silent, correlationId: request.correlationId) { [engine] in
-                try await engine.acquireTokenSilent(request)
+                try await engine.acquireTokenSilentMeasured(request)
             }
         }
     }

@@ -74,6 +74,9 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
     /// masking and callback (``MSALGlobalConfig/loggerConfig``) apply on top, as they were when the application
     /// was created.
     @MSALLocked public var logger: Logger?
+    /// MSAL's level, masking and callback for this application alone, in place of
+    /// ``MSALGlobalConfig/loggerConfig`` (nil: the global settings).
+    @MSALLocked package var loggerConfig: MSALLoggerConfig?
 
     private let cacheConfigValue = MSALCacheConfig()
 
@@ -111,6 +114,7 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
         copy.httpClient = httpClient
         copy.clock = clock
         copy.logger = logger
+        copy.loggerConfig = loggerConfig
         copy.cacheConfig.keychainSharingGroup = cacheConfig.keychainSharingGroup
         copy.cacheConfig.storage = cacheConfig.storage
         return copy

@@ -33,6 +33,9 @@ public final class MSALResult: Sendable, CustomStringConvertible {
     let payload: Payload
     /// The correlation id of the request.
     public let correlationId: UUID
+    /// How the token was obtained: from the cache or the identity provider, why the cache was not enough, and the
+    /// time spent in the cache and in HTTP.
+    public let metadata: MSALResultMetadata
 
     /// The access token (`""` when the server returned none). Send it as ``authorizationHeader``.
     public var accessToken: String { payload.accessToken }
@@ -57,9 +60,15 @@ public final class MSALResult: Sendable, CustomStringConvertible {
     /// The value for the HTTP `Authorization` header: `Bearer <access token>`.
     public var authorizationHeader: String { "\(authenticationScheme) \(accessToken)" }
 
-    init(payload: Payload, correlationId: UUID) {
+    init(payload: Payload, correlationId: UUID, metadata: MSALResultMetadata = MSALResultMetadata(tokenSource: .cache)) {
         self.payload = payload
         self.correlationId = correlationId
+        self.metadata = metadata
+    }
+
+    /// The same result with `metadata`.
+    func with(metadata: MSALResultMetadata) -> MSALResult {
+        MSALResult(payload: payload, correlationId: correlationId, metadata: metadata)
     }
 
     convenience init(accessToken: String, expiresOn: Date?, extendedLifeTimeToken: Bool, idToken: String?, scopes: [String],

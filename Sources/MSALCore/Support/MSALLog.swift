@@ -59,13 +59,18 @@ package struct MSALLog: Sendable {
     package func info(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.info, message, pii) }
     package func verbose(_ message: @autoclosure () -> String, pii: @autoclosure () -> String? = nil) { log(.verbose, message, pii) }
 
+    /// Whether a message at `level` would be delivered, so that a caller can skip preparing one.
+    package func receives(_ level: MSALLogLevel) -> Bool {
+        guard level != .nothing, level <= settings.level else { return false }
+        return settings.callback != nil || logger.logLevel <= Self.swiftLevel(level)
+    }
+
     /// Builds the message only when someone receives it: the level is on in the settings and a callback is set
     /// or the logger takes the level.
     func log(_ level: MSALLogLevel, _ message: () -> String, _ pii: () -> String?) {
-        guard level != .nothing, level <= settings.level else { return }
+        guard receives(level) else { return }
         let swiftLevel = Self.swiftLevel(level)
         let callback = settings.callback
-        guard callback != nil || logger.logLevel <= swiftLevel else { return }
         let showPII = settings.masking != .settingsMaskAllPII
         var text = message()
         let personal = pii()

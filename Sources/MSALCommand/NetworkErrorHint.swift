@@ -1,0 +1,32 @@
+import MSAL
+
+/// The words `msal` adds to an error that failed on the network: the kind of failure and what to try, in terms of
+/// the tool's own options.
+enum NetworkErrorHint {
+    /// `[network: <kind>] <what to try>`, or nil when `error` is not a network failure.
+    static func text(for error: MSALErrorInfo) -> String? {
+        guard let kind = error.networkErrorKind else { return nil }
+        let advice: String
+        switch kind {
+        case .dnsFailure:
+            advice = "The host name does not resolve: check the host in --authority (or MSAL_AUTHORITY) and the DNS settings."
+        case .connectionRefused:
+            advice = "Nothing accepted the connection: check the host and port in --authority, and that the server is running."
+        case .tlsTrustFailure:
+            advice = "The server's certificate is not trusted: pass --ca-file with its CA certificate (or set SSL_CERT_FILE)."
+        case .tlsFailure:
+            advice = "The TLS handshake failed: check that the URL's port serves HTTPS, and any proxy in HTTPS_PROXY."
+        case .timedOut:
+            advice = "No answer in time: retry; check the network and any proxy in HTTPS_PROXY."
+        case .connectionLost:
+            advice = "The connection closed early: retry."
+        case .notConnected:
+            advice = "There is no network connection."
+        case .httpStatus:
+            advice = error.httpStatusCode.map { "The server answered HTTP \($0)." } ?? "The server answered with an error status."
+        case .other:
+            advice = "Run with --debug to see the HTTP trace."
+        }
+        return "[network: \(kind.rawValue)] " + advice
+    }
+}

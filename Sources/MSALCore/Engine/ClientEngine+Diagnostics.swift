@@ -1,0 +1,104 @@
+import Foundation
+
+extension CachedTokenPolicy {
+    /// Why a cached token with `times` (nil: none cached) is not returned as it is; ``MSALCacheRefreshReason/notApplicable``
+    /// when it is.
+    func refreshReason(_ times: CachedTokenTimes?, now: Date, forceRefresh: Bool, hasClaims: Bool) -> MSALCacheRefreshReason {
+        switch decide(times, now: now, forceRefresh: forceRefresh, hasClaims: hasClaims) {
+        case .useCached: return .notApplicable
+        case .noCachedToken: return .noCachedAccessToken
+        case .refreshKeepingFallback: return .proactivelyRefreshed
+        case .refresh:
+            if forceRefresh { return .forceRefresh }
+            if hasClaims { return .claims }
+            return .expired
+        }
+    }
+}
+
+/// The cache decision of a request, recorded for the result's metadata and written as one verbose line.
+struct CacheDecisionNote {
+    /// Records why a cached token (with `times`, nil when none was found) was or was not returned, and logs it to
+    /// `log` with `correlationId` (only prepared when the verbose level is delivered).
+    static func record(_ reason: MSALCacheRefreshReason, times: CachedTokenTimes?, now: Date, what: String,
+                       log: MSALLog, correlationId: UUID) {
+        if let diagnostics = RequestDiagnostics.current {
+            diagnostics.noteRefreshReason(reason)
+            diagnostics.noteRefreshOn(times?.refreshOn)
+        }
+        guard log.receives(.verbose) else { return }
+        log.with(correlationId: correlationId).verbose(describe(reason, times: times, now: now, what: what))
+    }
+
+    /// The log line of a cache decision (times and the decision only: never a token).
+    static func describe(_ reason: MSALCacheRefreshReason, times: CachedTokenTimes?, now: Date, what: String) -> String {
+        guard let times else { return "Cache: no \(what) cached; requesting one (\(reason.rawValue))." }
+        let remaining = times.expiresOn.timeIntervalSince(now)
+        let state = remaining > 0 ? "expires in \(ExternalNumber.clampedInteger(remaining)) s"
+            : "expired \(ExternalNumber.clampedInteger(-remaining)) s ago"
+        if reason == .notApplicable { return "Cache: hit, \(what) \(state); returned without a request." }
+        return "Cache: \(what) \(state); refreshing (\(reason.rawValue))."
+    }
+}
+
+extension ClientEngine {
+    /// Runs a token call and returns its result with the metadata of what it did (``RequestDiagnostics``).
+    func measured(_ body: () async throws -> MSALResult) async throws -> MSALResult {
+        let (result, diagnostics) = try await RequestDiagnostics.measure(body)
+        return result.with(metadata: diagnostics.metadata(defaultSource: .identityProvider))
+    }
+
+    /// A silent request with its metadata. A remembered cache hit (``SilentHitMemo``, the hot path) is answered
+    /// first, with no collector to set up; anything else runs measured from the cache lookup on.
+    func acquireTokenSilentMeasured(_ request: SilentRequest) async throws -> MSALResult {
+        let start = ContinuousClock.now
+        if let hit = try rememberedSilentHit(request) {
+            let total = ContinuousClock.now - start
+            let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
+            return hit.with(metadata: MSALResultMetadata(tokenSource: .cache, durationTotal: max(0, seconds)))
+        }
+        return try await measured { try await acquireTokenSilent(request, consultMemo: false) }
+    }
+
+    /// The remembered hit for `request` when the silent flow would return it (the memo steps of
+    /// ``SilentFlowStateMachine``): no forced refresh or claims, the cache unchanged since, the token still usable.
+    private func rememberedSilentHit(_ request: SilentRequest) throws -> MSALResult? {
+        guard !request.forceRefresh, !request.hasClaimsRequest, let account = request.account else { return nil }
+        let key = SilentHitMemo.Key(account: ObjectIdentifier(account), authority: request.authority.map(ObjectIdentifier.init),
+                                    scopes: request.scopes)
+        guard let hit = hitMemo.lookup(key), try unchangedSinceRecorded(hit),
+              policy.decide(hit.times, now: clock.now(), forceRefresh: false, hasClaims: false) == .useCached else {
+            return nil
+        }
+        return MSALResult(payload: hit.payload, correlationId: request.correlationId)
+    }
+
+    /// Runs an app token call and returns its result with the metadata of what it did.
+    func measured(_ body: () async throws -> MSALAppTokenResult) async throws -> MSALAppTokenResult {
+        let (result, diagnostics) = try await RequestDiagnostics.measure(body)
+        return result.with(metadata: diagnostics.metadata(defaultSource: result.tokenSource))
+    }
+
+    /// Records the cache decision of a silent request for its metadata, and logs it.
+    func noteSilentCacheDecision(_ times: CachedTokenTimes?, now: Date, request: SilentRequest) {
+        let reason = policy.refreshReason(times, now: now, forceRefresh: request.forceRefresh,
+                                          hasClaims: request.hasClaimsRequest)
+        CacheDecisionNote.record(reason, times: times, now: now, what: "access token", log: settings.log,
+                                 correlationId: request.correlationId)
+    }
+
+    /// Records why an app token request found no usable cached token, and logs it.
+    func noteAppTokenRefreshReason(_ request: ClientCredentialsRequest, target: AppTokenTarget) {
+        let scopes = request.scopeSet
+        let entry = try? cache.read { document in
+            document.findAppToken(environments: target.environments, clientId: settings.clientId, realm: target.realm,
+                                  scopes: scopes)
+        }
+        let now = clock.now()
+        let times = entry.flatMap { $0 }.map(CachedTokenTimes.init)
+        let reason = policy.refreshReason(times, now: now, forceRefresh: request.forceRefresh,
+                                          hasClaims: request.claims != nil)
+        CacheDecisionNote.record(reason, times: times, now: now, what: "app token", log: settings.log,
+                                 correlationId: request.correlationId)
+    }
+}
