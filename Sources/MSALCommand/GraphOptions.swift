@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MSALCore
 
 /// The request options of `msal graph`: method, body, headers and paging.
 struct GraphOptions: ParsableArguments {
@@ -79,12 +80,8 @@ struct GraphOptions: ParsableArguments {
         return data
     }
 
+    /// RFC 9110 `tchar`: the characters of a method or header name (the same rule as the challenge parser's).
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        WWWAuthenticateParser.isTokenCharacter(byte)
     }
 }

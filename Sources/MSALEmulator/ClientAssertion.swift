@@ -181,10 +181,7 @@ extension EmulatorCore {
     }
 
     static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for index in 0..<min(x.count, y.count) { difference |= x[index] ^ y[index] }
-        return difference == 0
+        ConstantTime.equals(a, b)
     }
 
     /// `2024-10-02T22:05:03.0000000Z`, as Entra's time-range errors write times.

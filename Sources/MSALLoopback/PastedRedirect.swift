@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 
 /// Why a pasted redirect address was refused (see ``PastedRedirect/parse(_:redirectURI:state:)``).
 public enum PastedRedirectError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -52,12 +53,16 @@ public enum PastedRedirect {
             throw .otherRedirectURI
         }
         var parameters: [String: String] = [:]
-        for item in items(query: pasted.percentEncodedQuery) + items(query: pasted.percentEncodedFragment) {
-            guard parameters[item.name] == nil else { throw .repeatedParameter(item.name) }
-            parameters[item.name] = item.value ?? ""
+        // Form decoding as the listener's; names are checked for repeats here, to say which one.
+        let pairs = [pasted.percentEncodedQuery, pasted.percentEncodedFragment].flatMap { part in
+            FormCoding.pairs(part ?? "", malformed: .keepAsSent) ?? []
+        }
+        for (name, value) in pairs {
+            guard parameters[name] == nil else { throw .repeatedParameter(name) }
+            parameters[name] = value
         }
         guard parameters["code"] != nil || parameters["error"] != nil else { throw .noResponse }
-        guard let pastedState = parameters["state"], constantTimeEquals(pastedState, state) else { throw .stateMismatch }
+        guard let pastedState = parameters["state"], ConstantTime.equals(pastedState, state) else { throw .stateMismatch }
         return parameters
     }
 
@@ -81,28 +86,5 @@ public enum PastedRedirect {
         }
         return pasted.scheme?.lowercased() == expected.scheme?.lowercased() && host(pasted) == host(expected)
             && (pasted.port ?? 80) == (expected.port ?? 80) && path(pasted) == path(expected)
-    }
-
-    /// The items of a form-encoded query (`+` is a space), in order.
-    static func items(query: String?) -> [URLQueryItem] {
-        guard let query, !query.isEmpty else { return [] }
-        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String {
-                let spaced = part.replacingOccurrences(of: "+", with: " ")
-                return spaced.removingPercentEncoding ?? spaced
-            }
-            return URLQueryItem(name: decode(parts[0]), value: parts.count > 1 ? decode(parts[1]) : nil)
-        }
-    }
-
-    /// Compares without an early exit on the first differing byte.
-    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,13 +25,17 @@ public protocol MSALPastedRedirectSource: Sendable {
 /// instance serves a process: create it once.
 public final class MSALStandardInputRedirectSource: MSALPastedRedirectSource {
     private let queue = LineQueue()
-    private let started = LockedFlag()
+    private let started = LockedBox(false)
 
     /// Creates the source; nothing is read before the first ``nextLine()``.
     public init() {}
 
     public func nextLine() async throws -> String? {
-        if started.setOnce() { startReading() }
+        let first = started.withLock { started -> Bool in
+            defer { started = true }
+            return !started
+        }
+        if first { startReading() }
         return try await queue.next()
     }
 
@@ -113,20 +118,5 @@ final class LineQueue: @unchecked Sendable {
             lock.unlock()
             waiting?.continuation.resume(throwing: CancellationError())
         }
-    }
-}
-
-/// A flag that is set once, under a lock.
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    /// Sets the flag; true only for the call that set it.
-    func setOnce() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if value { return false }
-        value = true
-        return true
     }
 }

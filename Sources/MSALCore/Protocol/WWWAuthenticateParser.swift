@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Challenges and parameters are both comma-separated, so a name followed by whitespace and another name (no `=`)
 /// starts the next challenge. Works on UTF-8 bytes; every loop advances, so any input ends.
-enum WWWAuthenticateParser {
+package enum WWWAuthenticateParser {
     static let maximumHeaderLength = 64 * 1024
     static let maximumChallenges = 16
     static let maximumParameters = 64
@@ -80,7 +80,7 @@ enum WWWAuthenticateParser {
     static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     /// RFC 9110 `tchar`.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    package static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
