@@ -77,10 +77,7 @@ struct ApplicationFactory {
     func selectAccount(in application: MSALPublicClientApplication) throws -> MSALAccount {
         let accounts = try application.allAccounts()
         if let wanted = options.resolvedAccount {
-            if let match = accounts.first(where: { $0.username?.caseInsensitiveCompare(wanted) == .orderedSame
-                || $0.identifier?.caseInsensitiveCompare(wanted) == .orderedSame }) {
-                return match
-            }
+            if let match = accounts.first(where: { AccountMatch.matches($0, wanted) }) { return match }
             throw MSALErrorInfo(.interactionRequired, description: "No signed-in account \"\(wanted)\" is in the cache.")
         }
         guard let first = accounts.first else {

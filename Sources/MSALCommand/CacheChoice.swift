@@ -11,6 +11,12 @@ final class CacheChoice: Sendable {
     /// The path given, or nil for MSAL's protected default.
     let path: String?
     private let made = LockedBox<(any MSALTokenCacheStorage)?>(nil)
+    /// The protected default's configuration: the plaintext cache this tool wrote before is migrated into it.
+    private let secureConfiguration: MSALSecureTokenCacheConfig = {
+        var configuration = MSALSecureTokenCacheConfig()
+        configuration.migratesPlaintextCache = true
+        return configuration
+    }()
 
     init(path: String?) {
         self.path = path
@@ -33,11 +39,7 @@ final class CacheChoice: Sendable {
     }
 
     private func makeStorage() -> any MSALTokenCacheStorage {
-        guard let fileURL else {
-            var configuration = MSALSecureTokenCacheConfig()
-            configuration.migratesPlaintextCache = true
-            return MSALSecureTokenCacheStorage(configuration: configuration)
-        }
+        guard let fileURL else { return MSALSecureTokenCacheStorage(configuration: secureConfiguration) }
         // Moving an unreadable cache aside is never silent: say so on stderr, verbose or not.
         return MSALFileTokenCacheStorage(fileURL: fileURL, setAsideHandler: { file, movedTo in
             CLI.err("warning: the token cache file \(file.path) could not be read and was moved to \(movedTo.path)")
@@ -47,7 +49,7 @@ final class CacheChoice: Sendable {
     /// The protection in words and its details, for `msal status`.
     var protectionSummary: (tier: String, encrypted: Bool, location: String, steps: [String]) {
         if let secure = storage as? MSALSecureTokenCacheStorage {
-            let config = MSALSecureTokenCacheConfig()
+            let config = secureConfiguration
             let where_: String
             switch secure.protection {
             case .secretService: where_ = "Secret Service item (signal file \(config.secretServiceSignalFileURL.path))"

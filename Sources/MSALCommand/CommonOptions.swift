@@ -68,10 +68,11 @@ struct CommonOptions: ParsableArguments {
 
     /// The authority, with `--tenant` in place of its tenant.
     var resolvedAuthority: String {
-        let base = authority ?? env("MSAL_AUTHORITY") ?? fromProfile.authority ?? Self.defaultAuthority
-        guard let tenant = resolvedTenant else { return base }
-        return Self.authority(base, withTenant: tenant) ?? base
+        guard let tenant = resolvedTenant else { return baseAuthority }
+        return Self.authority(baseAuthority, withTenant: tenant) ?? baseAuthority
     }
+    /// The authority before `--tenant`: flag, environment, profile, default.
+    private var baseAuthority: String { authority ?? env("MSAL_AUTHORITY") ?? fromProfile.authority ?? Self.defaultAuthority }
     var resolvedTenant: String? { tenant ?? env("MSAL_TENANT") ?? fromProfile.tenant }
     var resolvedClientId: String? { clientId ?? env("MSAL_CLIENT_ID") ?? fromProfile.clientId }
     var resolvedRedirectUri: String? { redirectUri ?? env("MSAL_REDIRECT_URI") ?? fromProfile.redirectUri }
@@ -125,9 +126,8 @@ struct CommonOptions: ParsableArguments {
             guard !tenant.isEmpty, tenant.allSatisfy({ $0.isLetter || $0.isNumber || "-._".contains($0) }) else {
                 throw ValidationError("--tenant takes a tenant id or domain, as in: --tenant contoso.onmicrosoft.com")
             }
-            let base = authority ?? env("MSAL_AUTHORITY") ?? fromProfile.authority ?? Self.defaultAuthority
-            guard Self.authority(base, withTenant: tenant) != nil else {
-                throw ValidationError("--tenant cannot be applied to the authority \(base): give the whole authority with --authority instead.")
+            guard Self.authority(baseAuthority, withTenant: tenant) != nil else {
+                throw ValidationError("--tenant cannot be applied to the authority \(baseAuthority): give the whole authority with --authority instead.")
             }
         }
         for known in resolvedKnownAuthorities {
