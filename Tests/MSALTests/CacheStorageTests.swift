@@ -8,22 +8,8 @@ import MSAL
 import Glibc
 #endif
 
-/// Collects log messages, for checking warnings.
-final class CacheTestLogHandler: LogHandler, @unchecked Sendable {
-    let messages = LockedBox<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) { messages.withLock { $0.append("\(event.level): \(event.message)") } }
-
-    static func logger() -> (Logger, CacheTestLogHandler) {
-        let handler = CacheTestLogHandler()
-        return (Logger(label: "msal.cache.tests", factory: { _ in handler }), handler)
-    }
-}
+/// Collects log messages, for checking warnings: the recorder of the HTTP trace tests.
+typealias CacheTestLogHandler = TraceRecordingLogHandler
 
 @Suite("Token cache file storage")
 struct CacheFileStorageTests {

@@ -3,7 +3,8 @@ import Logging
 import MSAL
 @testable import MSALCore
 
-/// A swift-log handler that keeps every message, to read the HTTP trace (and check that no secret is in it).
+/// A swift-log handler that keeps every message with its metadata: to read the HTTP trace (and check that no secret
+/// is in it), and the cache storage's warnings (`CacheTestLogHandler`).
 final class TraceRecordingLogHandler: LogHandler, @unchecked Sendable {
     let messages = LockedBox<[String]>([])
     var metadata: Logger.Metadata = [:]
