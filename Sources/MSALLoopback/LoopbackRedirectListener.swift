@@ -59,7 +59,7 @@ public final class LoopbackRedirectListener: Sendable {
         for address in configuration.bindAddresses {
             do {
                 let (channel, port) = try await bind(address, port: configuration.port, configuration, state: state)
-                state.whenFinished { channel.close(promise: nil) }
+                state.listen(on: channel)
                 return LoopbackRedirectListener(serverChannels: [channel], addresses: [address], port: port,
                                                 configuration: configuration, state: state)
             } catch {
@@ -96,7 +96,7 @@ public final class LoopbackRedirectListener: Sendable {
                 }
             }
             if let first = channels.first, let port = first.localAddress?.port {
-                for channel in channels { state.whenFinished { channel.close(promise: nil) } }
+                for channel in channels { state.listen(on: channel) }
                 return LoopbackRedirectListener(serverChannels: channels, addresses: bound, port: port,
                                                 configuration: configuration, state: state)
             }

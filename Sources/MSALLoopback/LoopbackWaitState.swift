@@ -12,6 +12,7 @@ final class LoopbackWaitState: Sendable {
         var waiter: CheckedContinuation<LoopbackRedirect, any Error>?
         var connections: [ObjectIdentifier: any Channel] = [:]
         var onFinish: [@Sendable () -> Void] = []
+        var listeners: [any Channel] = []
     }
 
     private let state = LockedBox(State())
@@ -64,6 +65,19 @@ final class LoopbackWaitState: Sendable {
             return false
         }
         if runNow { callback() }
+    }
+
+    /// Registers a listening socket: it is closed when the outcome is recorded (at once if it already is).
+    func listen(on channel: any Channel) {
+        state.withLock { $0.listeners.append(channel) }
+        whenFinished { channel.close(promise: nil) }
+    }
+
+    /// Succeeds once every listening socket is closed, so a connection can be answered and closed only after the
+    /// port it came through is gone: whoever got the answer finds the address closed.
+    func listenersClosed(on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let listeners = state.withLock { $0.listeners }
+        return EventLoopFuture.andAllComplete(listeners.map(\.closeFuture), on: eventLoop)
     }
 
     /// Tracks an accepted connection so it can be closed with the listener.

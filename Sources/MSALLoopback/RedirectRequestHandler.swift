@@ -77,13 +77,16 @@ final class RedirectRequestHandler: ChannelInboundHandler, RemovableChannelHandl
         let redirect = LoopbackRedirect(method: head.method.rawValue, parameters: parameters)
         let page = parameters["error"] == nil ? configuration.successPage : configuration.failurePage
         let waitState = self.state
-        respond(context: context, .ok, page) {
+        // The wait ends and the listening sockets close before this connection does: once the browser has the whole
+        // page, the address is no longer served.
+        respond(context: context, .ok, page) { eventLoop in
             waitState.finish(.success(redirect))
+            return waitState.listenersClosed(on: eventLoop)
         }
     }
 
     private func respond(context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ page: String,
-                         then done: (@Sendable () -> Void)? = nil) {
+                         then done: (@Sendable (any EventLoop) -> EventLoopFuture<Void>)? = nil) {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
         headers.add(name: "Content-Length", value: String(page.utf8.count))
@@ -96,8 +99,8 @@ final class RedirectRequestHandler: ChannelInboundHandler, RemovableChannelHandl
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: page)))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-            channel.close(promise: nil)
-            done?()
+            guard let done else { return channel.close(promise: nil) }
+            done(channel.eventLoop).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 

@@ -108,7 +108,11 @@ struct CacheSharingTests {
         return Set(accounts.values.compactMap { $0["username"] as? String })
     }
 
-    @Test(.enabled(if: available)) func swiftAndPythonWritersOnOneFileLoseNothing() throws {
+    @Test(.enabled(if: available)) func swiftAndPythonWritersOnOneFileLoseNothing() async throws {
+        try await offThePool { try blockingSwiftAndPythonWritersOnOneFileLoseNothing() }
+    }
+
+    private func blockingSwiftAndPythonWritersOnOneFileLoseNothing() throws {
         let directory = CacheFixtures.temporaryDirectory()
         let cacheDirectory = directory.appendingPathComponent("cache")
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
@@ -149,7 +153,11 @@ struct CacheSharingTests {
               + "\([portalocker, fileLock].map { $0["longest_wait"] as? Double ?? -1 }.max() ?? -1) s")
     }
 
-    @Test(.enabled(if: available)) func lockFileOfAKilledPythonProcessIsNotWaitedFor() throws {
+    @Test(.enabled(if: available)) func lockFileOfAKilledPythonProcessIsNotWaitedFor() async throws {
+        try await offThePool { try blockingLockFileOfAKilledPythonProcessIsNotWaitedFor() }
+    }
+
+    private func blockingLockFileOfAKilledPythonProcessIsNotWaitedFor() throws {
         let directory = CacheFixtures.temporaryDirectory()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -183,15 +191,15 @@ struct CacheSharingTests {
 
     /// MSAL for Python rewrites a 5 MB cache in place (truncate, write) under its lock, over and over, while this
     /// process reads it: every read sees the account, and nothing is set aside.
-    @Test(.enabled(if: available)) func readersNeverTrustAFileBeingRewrittenInPlace() throws {
-        let outcome = try readWhileRewriting(lock: true)
+    @Test(.enabled(if: available)) func readersNeverTrustAFileBeingRewrittenInPlace() async throws {
+        let outcome = try await offThePool { try readWhileRewriting(lock: true) }
         #expect(outcome.failures.isEmpty, "\(outcome.failures.prefix(3))")
     }
 
     /// Even a writer that ignores the lock and rewrites in place never gets its file set aside: unreadable data is
     /// set aside only when it stays the same under the lock.
-    @Test(.enabled(if: available)) func aFileBeingRewrittenWithoutTheLockIsNeverSetAside() throws {
-        _ = try readWhileRewriting(lock: false)
+    @Test(.enabled(if: available)) func aFileBeingRewrittenWithoutTheLockIsNeverSetAside() async throws {
+        _ = try await offThePool { try readWhileRewriting(lock: false) }
     }
 
     private func readWhileRewriting(lock: Bool) throws -> (reads: Int, failures: [String]) {
@@ -221,7 +229,10 @@ struct CacheSharingTests {
         #expect(report["rewrites"] as? Int ?? 0 > 20)
         #expect(report["lock_failures"] as? Int == 0)
         #expect(reads >= 1, "the file was never read while being rewritten")
-        #expect(missed == 0, "\(missed) of \(reads) reads saw no account")
+        // Under the lock every read sees the account. A writer that ignores the lock and is descheduled between its
+        // truncation and its write leaves an empty file that stays the same across the rereads, which is then
+        // rightly taken as an empty cache: a missed read, never a file set aside.
+        if lock { #expect(missed == 0, "\(missed) of \(reads) reads saw no account") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".corrupt-") }.isEmpty)
         #expect(!log.messages.get().contains { $0.contains("moved aside") })
         return (reads, failures)

@@ -17,7 +17,7 @@ struct CapabilitiesInteropTests {
         let plain = try makeFakeApp(provider, storage: storage)
         let signIn = try await cae.acquireToken(with: interactiveParameters(provider))
 
-        _ = try InteropTests.runPeer(["add", file.path, provider.clientId, provider.user.tenant, "User.Read",
+        _ = try await InteropTests.runPeer(["add", file.path, provider.clientId, provider.user.tenant, "User.Read",
                                       String(Int(Date().timeIntervalSince1970)), provider.user.oid])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
         let accessTokens = try #require(document["AccessToken"] as? [String: [String: Any]])

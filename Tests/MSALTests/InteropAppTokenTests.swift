@@ -31,7 +31,7 @@ struct InteropAppTokenTests {
         let provider = FakeIdentityProvider(host: "login.microsoftonline.com")
         let token = try await makeApp(provider, file: file).acquireTokenForClient(
             with: MSALClientCredentialParameters(scopes: [Self.scope]))
-        let peer = try InteropTests.runPeer(["read-app", file.path, provider.clientId, provider.tenant, Self.scope])
+        let peer = try await InteropTests.runPeer(["read-app", file.path, provider.clientId, provider.tenant, Self.scope])
         #expect(peer["token_requests"] as? Int == 0)
         #expect(peer["token_source"] as? String == "cache")
         #expect(peer["access_token"] as? String == token.accessToken)
@@ -41,7 +41,7 @@ struct InteropAppTokenTests {
         let file = try temporaryFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let provider = FakeIdentityProvider(host: "login.microsoftonline.com")
-        _ = try InteropTests.runPeer(["write-app", file.path, provider.clientId, provider.tenant, Self.scope,
+        _ = try await InteropTests.runPeer(["write-app", file.path, provider.clientId, provider.tenant, Self.scope,
                                       String(Int(Date().timeIntervalSince1970))])
         let result = try await makeApp(provider, file: file).acquireTokenForClient(
             with: MSALClientCredentialParameters(scopes: [Self.scope]))
@@ -49,7 +49,7 @@ struct InteropAppTokenTests {
         #expect(result.tokenSource == .cache)
         #expect(provider.tokenRequests.isEmpty)
         // The file stays one MSAL for Python reads after this library opened it.
-        let peer = try InteropTests.runPeer(["read-app", file.path, provider.clientId, provider.tenant, Self.scope])
+        let peer = try await InteropTests.runPeer(["read-app", file.path, provider.clientId, provider.tenant, Self.scope])
         #expect(peer["token_source"] as? String == "cache")
     }
 }

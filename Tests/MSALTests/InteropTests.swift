@@ -20,21 +20,23 @@ struct InteropTests {
     static let peerScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("python/msal_python_peer.py").path
 
-    static func runPeer(_ arguments: [String]) throws -> [String: Any] {
+    static func runPeer(_ arguments: [String]) async throws -> [String: Any] {
         guard let python else { throw PeerMissing() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [peerScript] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-              let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        let (status, data, errorText) = try await offThePool { () throws -> (Int32, Data, String) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = [peerScript] + arguments
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, data, errorText)
+        }
+        guard status == 0, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw PeerFailed(message: errorText)
         }
         return object
@@ -57,7 +59,7 @@ struct InteropTests {
         let provider = FakeIdentityProvider(host: "login.microsoftonline.com")
         let app = try makeFakeApp(provider, storage: MSALFileTokenCacheStorage(fileURL: file))
         let result = try await app.acquireToken(with: interactiveParameters(provider))
-        let peer = try Self.runPeer(["read", file.path, provider.clientId, provider.tenant, "User.Read"])
+        let peer = try await Self.runPeer(["read", file.path, provider.clientId, provider.tenant, "User.Read"])
         #expect(peer["token_requests"] as? Int == 0)
         #expect(peer["token_source"] as? String == "cache")
         #expect(peer["access_token"] as? String == result.accessToken)
@@ -73,7 +75,7 @@ struct InteropTests {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let provider = FakeIdentityProvider(host: "login.microsoftonline.com")
         let now = Int(Date().timeIntervalSince1970)
-        let written = try Self.runPeer(["write", file.path, provider.clientId, provider.tenant, "User.Read", String(now)])
+        let written = try await Self.runPeer(["write", file.path, provider.clientId, provider.tenant, "User.Read", String(now)])
         let authority = try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(provider.tenant)")!)
         let config = MSALPublicClientApplicationConfig(clientId: provider.clientId, redirectUri: nil, authority: authority)
         config.httpClient = provider
@@ -88,7 +90,7 @@ struct InteropTests {
         #expect(result.accessToken == written["access_token"] as? String)
         #expect(provider.requests.isEmpty)
         // The file is still one MSAL for Python reads, after this library touched it.
-        let peer = try Self.runPeer(["read", file.path, provider.clientId, provider.tenant, "User.Read"])
+        let peer = try await Self.runPeer(["read", file.path, provider.clientId, provider.tenant, "User.Read"])
         #expect(peer["token_source"] as? String == "cache")
     }
 }

@@ -16,28 +16,30 @@ final class RawConnection: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`; nil when the connection is refused.
     static func connect(port: Int) async -> RawConnection? {
-        await onThread {
-            #if canImport(Darwin)
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-            #else
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            #endif
-            guard fd >= 0 else { return nil }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let result = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc_connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
+        await onThread { blockingConnect(port: port) }
+    }
+
+    private static func blockingConnect(port: Int) -> RawConnection? {
+        #if canImport(Darwin)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #else
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc_connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
-            guard result == 0 else {
-                _ = Glibc_close(fd)
-                return nil
-            }
-            return RawConnection(descriptor: fd)
         }
+        guard result == 0 else {
+            _ = Glibc_close(fd)
+            return nil
+        }
+        return RawConnection(descriptor: fd)
     }
 
     /// Sends `text` (or raw bytes); false when the peer is gone.
@@ -46,35 +48,38 @@ final class RawConnection: @unchecked Sendable {
 
     @discardableResult
     func send(_ bytes: [UInt8]) async -> Bool {
-        let fd = descriptor
-        return await onThread {
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes[offset...].withUnsafeBytes { buffer in
-                    Glibc_send(fd, buffer.baseAddress, buffer.count)
-                }
-                guard sent > 0 else { return false }
-                offset += sent
+        await onThread { self.blockingSend(bytes) }
+    }
+
+    private func blockingSend(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { buffer in
+                Glibc_send(descriptor, buffer.baseAddress, buffer.count)
             }
-            return true
+            guard sent > 0 else { return false }
+            offset += sent
         }
+        return true
     }
 
     /// Reads until the peer closes or `timeout` passes without data; returns the text and whether the peer closed.
     func readAll(timeout: TimeInterval = 5) async -> (text: String, closedByPeer: Bool) {
+        await onThread { self.blockingReadAll(timeout: timeout) }
+    }
+
+    private func blockingReadAll(timeout: TimeInterval) -> (text: String, closedByPeer: Bool) {
         let fd = descriptor
-        return await onThread {
-            var tv = timeval(tv_sec: Int(timeout), tv_usec: .init((timeout - floor(timeout)) * 1_000_000))
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            var data = [UInt8]()
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if count > 0 {
-                    data += buffer[0..<count]
-                } else {
-                    return (String(decoding: data, as: UTF8.self), count == 0 || errno == ECONNRESET)
-                }
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: .init((timeout - floor(timeout)) * 1_000_000))
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                data += buffer[0..<count]
+            } else {
+                return (String(decoding: data, as: UTF8.self), count == 0 || errno == ECONNRESET)
             }
         }
     }
@@ -115,7 +120,6 @@ final class RawConnection: @unchecked Sendable {
         _ = Glibc_close(descriptor)
     }
 
-    /// Sends a whole request and reads the answer.
     /// Whether the listener that answered on `port` is gone. A refused connection proves it; an accepted one does
     /// not, because the freed ephemeral port may belong to another test's socket by now (or a client socket may have
     /// connected to itself on it), so the `probe` request, one only the closed listener would accept, must then get
@@ -125,11 +129,15 @@ final class RawConnection: @unchecked Sendable {
         return !answer.hasPrefix("HTTP/1.1 200")
     }
 
+    /// Connects, sends and reads on one thread, so a busy concurrency pool cannot hold the request back between
+    /// the connection and its bytes (the listener's per-connection request timeout counts from the connection).
     static func exchange(port: Int, _ request: String, timeout: TimeInterval = 30) async -> String? {
-        guard let connection = await connect(port: port) else { return nil }
-        defer { connection.close() }
-        await connection.send(request)
-        return await connection.readAll(timeout: timeout).text
+        await onThread {
+            guard let connection = blockingConnect(port: port) else { return nil }
+            defer { connection.close() }
+            _ = connection.blockingSend(Array(request.utf8))
+            return connection.blockingReadAll(timeout: timeout).text
+        }
     }
 }
 
