@@ -108,9 +108,10 @@ def rewrite(cache_file, seconds, mode="lock"):
             document["AccessToken"][key] = entry
         content = json.dumps(document, indent=4)
         persistence.save(content)
+    # At least `seconds` and at least 25 rewrites: a busy machine slows the rewrites, never shortens the overlap.
     deadline = time.monotonic() + float(seconds)
     rewrites = 0
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline or rewrites < 25:
         if mode == "nolock":
             persistence.save(content)
         else:
