@@ -57,7 +57,8 @@ struct CacheFileLockTests {
         let start = Date()
         let storage = MSALFileTokenCacheStorage(fileURL: fileURL, lockTimeout: 5)
         let content = try storage.withExclusiveAccess { try String(contentsOfFile: lockPath, encoding: .utf8) }
-        #expect(Date().timeIntervalSince(start) < 1)
+        // Well under the 5 s lock timeout: the dead owner's lock file is not waited for (a loose bound, for busy machines).
+        #expect(Date().timeIntervalSince(start) < 4)
         #expect(content.hasPrefix("\(getpid()) "))
         #expect(!FileManager.default.fileExists(atPath: lockPath))
     }

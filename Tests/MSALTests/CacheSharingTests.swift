@@ -180,7 +180,8 @@ struct CacheSharingTests {
         let start = Date()
         let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: file), logger: CacheTestLogHandler.logger().0)
         try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) }
-        #expect(Date().timeIntervalSince(start) < 1)
+        // Well under the 10 s lock timeout: the killed process's lock file is not waited for (loose, for busy machines).
+        #expect(Date().timeIntervalSince(start) < 5)
         #expect(!FileManager.default.fileExists(atPath: file.path + ".lockfile"))
 
         // And MSAL for Python, after MSAL for Swift, does not wait either.
