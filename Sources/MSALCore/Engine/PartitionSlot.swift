@@ -83,6 +83,17 @@ final class PartitionSlot: @unchecked Sendable {
         reloadNeeded = false
     }
 
+    /// Keeps the document when the storage still has no row and the document is the unchanged one read as absent
+    /// (nothing to reload: keeping it keeps the view of the calls that read it current); false otherwise.
+    func confirmStillAbsent() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard version == nil, failedAt == nil, ObjectIdentifier(document) == persistedDocument,
+              document.changeCount == persistedChangeCount else { return false }
+        reloadNeeded = false
+        return true
+    }
+
     /// Records that a newer version was stored elsewhere (unless `newVersion` is the one in memory).
     func markReloadNeeded(unless newVersion: Int64?) {
         lock.lock()

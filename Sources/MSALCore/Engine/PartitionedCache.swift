@@ -89,15 +89,24 @@ final class PartitionedCache: Sendable {
     /// Runs `body` until it ran on a current view of the partition: again when its token request was refused, or
     /// when it failed with a refusal it shared (a request of another call on the partition that it joined), or
     /// failed after the partition changed under it; for at most ``MSALPartitionedCacheConfig/lockTimeout`` (at
-    /// least one second), after which the last outcome is returned.
+    /// least one second), after which the last outcome is returned, except that a run made stale by taking the
+    /// lock always gets one more run under it.
     private func attempts<T: Sendable>(_ operation: PartitionOperation,
                                        _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(config.lockTimeout, 1) * 1000))
         var attempt = 0
+        var reranUnderLock = false
         while true {
             attempt += 1
             operation.beginAttempt()
             let outcome = await Result { try await PartitionBinding.$current.withValue(operation) { try await body() } }
+            // A run refused because taking the lock brought the partition up to date runs once more whatever the
+            // time: with the lock held, that run sees the current partition (on slow storage, the first run alone
+            // can outlast the deadline).
+            if operation.isStale, operation.holdsLock, !operation.lockTimedOut, !reranUnderLock {
+                reranUnderLock = true
+                continue
+            }
             if ContinuousClock.now < deadline, !operation.lockTimedOut {
                 if operation.isStale { continue }
                 if case .failure(let error) = outcome,
@@ -160,7 +169,7 @@ final class PartitionedCache: Sendable {
                 slot.confirmCurrent()
             case .absent:
                 count { $0.l2Misses += 1 }
-                slot.replace(with: TokenCacheDocument(), version: nil, bytes: 0)
+                if !slot.confirmStillAbsent() { slot.replace(with: TokenCacheDocument(), version: nil, bytes: 0) }
             case .found(let data, let version):
                 let document = try TokenCacheDocument.parse(data)
                 count { $0.l2Hits += 1 }

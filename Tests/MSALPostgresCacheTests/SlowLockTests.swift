@@ -1,0 +1,96 @@
+import Foundation
+import MSAL
+import MSALCore
+import MSALPostgresCache
+import MSALTesting
+import Testing
+
+/// A call whose partition changed while it waited for the partition's lock runs again under the lock, even when
+/// that wait outlasted the call's retry time (slow storage on a loaded server).
+@Suite("PostgreSQL token cache: slow partition locks", .enabled(if: TestDatabase.isAvailable))
+struct SlowLockTests {
+    /// The PostgreSQL cache with a hook before the first lock: another instance's write, then a wait.
+    final class SlowFirstLock: MSALPartitionedTokenCacheStorage, @unchecked Sendable {
+        let base: MSALPostgresTokenCache
+        private let hook = NSLock()
+        private var beforeFirstLock: (@Sendable () async throws -> Void)?
+
+        init(base: MSALPostgresTokenCache, beforeFirstLock: @escaping @Sendable () async throws -> Void) {
+            self.base = base
+            self.beforeFirstLock = beforeFirstLock
+        }
+
+        func read(partition: String, knownVersion: Int64?) async throws -> MSALPartitionedCacheRead {
+            try await base.read(partition: partition, knownVersion: knownVersion)
+        }
+
+        func write(partition: String, data: Data, expiresOn: Date, expectedVersion: Int64?) async throws -> Int64 {
+            try await base.write(partition: partition, data: data, expiresOn: expiresOn, expectedVersion: expectedVersion)
+        }
+
+        func withPartitionLock<T: Sendable>(partition: String, timeout: TimeInterval,
+                                            _ body: () async throws -> T) async throws -> T {
+            let first = hook.withLock { () -> (@Sendable () async throws -> Void)? in
+                defer { beforeFirstLock = nil }
+                return beforeFirstLock
+            }
+            if let first { try await first() }
+            return try await base.withPartitionLock(partition: partition, timeout: timeout, body)
+        }
+
+        func addInvalidationHandler(_ handler: @escaping @Sendable (String?, Int64?) -> Void) {}
+    }
+
+    static func makeApp(_ storage: any MSALPartitionedTokenCacheStorage, provider: MSALScriptedIdentityProvider,
+                        clock: MSALTestClock) throws -> MSALConfidentialClientApplication {
+        let config = MSALConfidentialClientApplicationConfig(
+            clientId: Instance.clientId, clientCredential: .secret("s3cret"),
+            authority: try MSALAuthority(url: URL(string: "https://login.microsoftonline.com/\(Instance.tenant)")!))
+        config.httpClient = provider
+        config.clock = clock
+        var partitioned = MSALPartitionedCacheConfig(storage: storage)
+        partitioned.lockTimeout = 1
+        partitioned.storageTimeout = 3
+        config.partitionedCache = partitioned
+        return try MSALConfidentialClientApplication(configuration: config)
+    }
+
+    /// A partition with no row, still without one when the lock comes (1.2 s later, past the call's 1 s of
+    /// retries): nothing changed, so the call goes on with its one token request.
+    @Test func aSlowLockOnAPartitionStillAbsentIsNotAChange() async throws {
+        try await withDatabase { table, provider, clock in
+            let base = try await TestDatabase.makeCache(table: table, notifications: false)
+            defer { Task { await base.shutdown() } }
+            let storage = SlowFirstLock(base: base) { try await Task.sleep(for: .milliseconds(1200)) }
+            let app = try Self.makeApp(storage, provider: provider, clock: clock)
+            let parameters = MSALClientCredentialParameters(scopes: ["https://graph.microsoft.com/.default"])
+            _ = try await app.acquireTokenForClient(with: parameters)
+            #expect(provider.grants("client_credentials") == 1)
+            #expect(app.partitionedCacheStatistics?.staleReloads == 0)
+            #expect(app.partitionedCacheStatistics?.tokenRequests == 1)
+        }
+    }
+
+    /// Another instance stores a token between this call's read of the partition and its lock: the call uses it.
+    @Test func aCallMadeStaleByASlowLockRunsAgainUnderTheLock() async throws {
+        try await withDatabase { table, provider, clock in
+            let other = try await Instance.make(provider, clock: clock, table: table)
+            let base = try await TestDatabase.makeCache(table: table, notifications: false)
+            defer { Task { await other.cache.shutdown(); await base.shutdown() } }
+            let parameters = MSALClientCredentialParameters(scopes: ["https://graph.microsoft.com/.default"])
+            // Between this instance's read of the (empty) partition and its lock, the other instance stores a
+            // token; the lock then comes 1.2 s later, past this call's 1 s of retries.
+            let storage = SlowFirstLock(base: base) {
+                _ = try await other.app.acquireTokenForClient(with: parameters)
+                try await Task.sleep(for: .milliseconds(1200))
+            }
+            let app = try Self.makeApp(storage, provider: provider, clock: clock)
+
+            let result = try await app.acquireTokenForClient(with: parameters)
+            // The token the other instance stored, found by the run under the lock: one request in all.
+            #expect(provider.grants("client_credentials") == 1)
+            #expect(app.partitionedCacheStatistics?.staleReloads == 1)
+            #expect(result.accessToken == (try await other.app.acquireTokenForClient(with: parameters)).accessToken)
+        }
+    }
+}
