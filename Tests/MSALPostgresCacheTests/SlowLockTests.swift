@@ -5,8 +5,8 @@ import MSALPostgresCache
 import MSALTesting
 import Testing
 
-/// A call whose partition changed while it waited for the partition's lock runs again under the lock, even when
-/// that wait outlasted the call's retry time (slow storage on a loaded server).
+/// A call whose partition lock comes late (slow storage on a loaded server) is not failed for it: a partition still
+/// without a row is no change, and a run made stale by taking the lock runs once more under it.
 @Suite("PostgreSQL token cache: slow partition locks", .enabled(if: TestDatabase.isAvailable))
 struct SlowLockTests {
     /// The PostgreSQL cache with a hook before the first lock: another instance's write, then a wait.
@@ -68,29 +68,6 @@ struct SlowLockTests {
             #expect(provider.grants("client_credentials") == 1)
             #expect(app.partitionedCacheStatistics?.staleReloads == 0)
             #expect(app.partitionedCacheStatistics?.tokenRequests == 1)
-        }
-    }
-
-    /// Another instance stores a token between this call's read of the partition and its lock: the call uses it.
-    @Test func aCallMadeStaleByASlowLockRunsAgainUnderTheLock() async throws {
-        try await withDatabase { table, provider, clock in
-            let other = try await Instance.make(provider, clock: clock, table: table)
-            let base = try await TestDatabase.makeCache(table: table, notifications: false)
-            defer { Task { await other.cache.shutdown(); await base.shutdown() } }
-            let parameters = MSALClientCredentialParameters(scopes: ["https://graph.microsoft.com/.default"])
-            // Between this instance's read of the (empty) partition and its lock, the other instance stores a
-            // token; the lock then comes 1.2 s later, past this call's 1 s of retries.
-            let storage = SlowFirstLock(base: base) {
-                _ = try await other.app.acquireTokenForClient(with: parameters)
-                try await Task.sleep(for: .milliseconds(1200))
-            }
-            let app = try Self.makeApp(storage, provider: provider, clock: clock)
-
-            let result = try await app.acquireTokenForClient(with: parameters)
-            // The token the other instance stored, found by the run under the lock: one request in all.
-            #expect(provider.grants("client_credentials") == 1)
-            #expect(app.partitionedCacheStatistics?.staleReloads == 1)
-            #expect(result.accessToken == (try await other.app.acquireTokenForClient(with: parameters)).accessToken)
         }
     }
 }
