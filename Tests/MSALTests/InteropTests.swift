@@ -22,7 +22,7 @@ struct InteropTests {
 
     static func runPeer(_ arguments: [String]) async throws -> [String: Any] {
         guard let python else { throw PeerMissing() }
-        let (status, data, errorText) = try await offThePool { () throws -> (Int32, Data, String) in
+        return try await offThePool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: python)
             process.arguments = [peerScript] + arguments
@@ -34,12 +34,12 @@ struct InteropTests {
             let data = output.fileHandleForReading.readDataToEndOfFile()
             let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
-            return (process.terminationStatus, data, errorText)
+            guard process.terminationStatus == 0,
+                  let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw PeerFailed(message: errorText)
+            }
+            return object
         }
-        guard status == 0, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw PeerFailed(message: errorText)
-        }
-        return object
     }
 
     struct PeerMissing: Error {}
