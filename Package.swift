@@ -243,6 +243,7 @@ let package = Package(
             name: "MSALCommand",
             dependencies: [
                 "MSAL",
+                "MSALSupport",
                 "MSALTesting",
                 "MSALSystemBrowser",
                 "MSALCommandSupport",

@@ -18,7 +18,9 @@ swift build -c "$configuration" --product msal >&2
 swift build -c "$configuration" --product msal-emulator >&2
 bin="$(swift build -c "$configuration" --show-bin-path)"
 
-install -d "$prefix/bin"
+# Directories: created where missing (mkdir -p), never re-moded where they exist. Files: install(1) writes a new file
+# and renames it into place, so a link at the destination is replaced, never followed.
+mkdir -p -- "$prefix/bin"
 install -m 0755 "$bin/msal" "$prefix/bin/msal"
 install -m 0755 "$bin/msal-emulator" "$prefix/bin/msal-emulator"
 echo "installed $prefix/bin/msal and $prefix/bin/msal-emulator"
@@ -32,8 +34,11 @@ completions=(
 for entry in "${completions[@]}"; do
     shell="${entry%%:*}"
     file="${entry#*:}"
-    install -d "$(dirname "$file")"
-    "$prefix/bin/msal" --generate-completion-script "$shell" > "$file"
+    mkdir -p -- "$(dirname "$file")"
+    generated="$(mktemp)"
+    "$prefix/bin/msal" --generate-completion-script "$shell" > "$generated"
+    install -m 0644 "$generated" "$file"
+    rm -f -- "$generated"
     echo "installed $shell completion $file"
 done
 
@@ -41,7 +46,7 @@ done
 # package in the same configuration and writes one page per tool; msal's is taken).
 swift package --allow-writing-to-package-directory generate-manual --configuration "$configuration" \
     --authors "MSAL for Swift" >&2
-install -d "$prefix/share/man/man1"
+mkdir -p -- "$prefix/share/man/man1"
 install -m 0644 ".build/plugins/GenerateManual/outputs/MSALCommand/msal.1" "$prefix/share/man/man1/msal.1"
 echo "installed the man page $prefix/share/man/man1/msal.1 (man msal)"
 

@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,7 +8,7 @@ import Darwin
 
 /// The active account of each application and cache: `$XDG_STATE_HOME/msal/active-accounts.json` (else
 /// `~/.local/state/msal/`), a JSON object from "<client id> <cache location>" to a home account id. Written whole
-/// to a temporary file and renamed (mode 0600); a file that cannot be read counts as empty, so that it never stops
+/// to a temporary file created exclusively and renamed (mode 0600, ``PrivateFiles``); a file that cannot be read counts as empty, so that it never stops
 /// a command — it only names a preference.
 struct ActiveAccountStore {
     let file: URL
@@ -31,20 +32,9 @@ struct ActiveAccountStore {
     func setActive(_ homeAccountId: String?, for key: String) throws {
         var all = entries()
         all[key] = homeAccountId
-        let directory = file.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
             let data = try JSONSerialization.data(withJSONObject: all, options: [.sortedKeys])
-            let temporary = directory.appendingPathComponent(".active-accounts.\(UUID().uuidString).tmp")
-            guard FileManager.default.createFile(atPath: temporary.path, contents: data,
-                                                 attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteUnknown)
-            }
-            if rename(temporary.path, file.path) != 0 {
-                try? FileManager.default.removeItem(at: temporary)
-                throw CocoaError(.fileWriteUnknown)
-            }
+            try PrivateFiles.replace(file.path, with: data, mode: 0o600)
         } catch {
             throw CLIError(message: "Cannot record the active account in \(file.path).")
         }

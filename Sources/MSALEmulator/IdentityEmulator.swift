@@ -129,15 +129,23 @@ public final class IdentityEmulator: Sendable {
         }
         let certificates = try LoopbackCertificates()
         let directory = caDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("msal-emulator-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let caURL = directory.appendingPathComponent("msal-emulator-ca.pem")
-        try Data(certificates.caPEM.utf8).write(to: caURL)
+        do {
+            // A new directory is private (0700); the certificate replaces whatever is at its name, never through a link.
+            try PrivateFiles.replace(caURL.path, with: Data(certificates.caPEM.utf8), mode: 0o644)
+        } catch let error as PrivateFiles.Failure {
+            throw EmulatorStartError(message: "The CA certificate could not be written: \(error.description)")
+        }
 
         if configuration.identityHeader?.isEmpty ?? true { configuration.identityHeader = Base64URL.random(bytes: 24) }
         let arcDirectory = configuration.arcTokenDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("msal-emulator-arc-\(UUID().uuidString)", isDirectory: true)
         let ownsArcDirectory = configuration.arcTokenDirectory == nil
-        try FileManager.default.createDirectory(at: arcDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            try PrivateFiles.makeDirectory(arcDirectory.path)
+        } catch let error as PrivateFiles.Failure {
+            throw EmulatorStartError(message: "The Azure Arc key directory could not be made: \(error.description)")
+        }
         configuration.arcTokenDirectory = arcDirectory.path
 
         let clock = EmulatorClock()

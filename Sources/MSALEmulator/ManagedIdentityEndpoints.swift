@@ -103,7 +103,7 @@ extension EmulatorCore {
         guard let header = request.headers["authorization"] else {
             let key = Base64URL.random(bytes: 32)
             guard let file = arcTokenDirectory?.appendingPathComponent(UUID().uuidString.lowercased() + ".key"),
-                  FileManager.default.createFile(atPath: file.path, contents: Data(key.utf8), attributes: [.posixPermissions: 0o600]) else {
+                  (try? PrivateFiles.createNew(Data(key.utf8), at: file.path, mode: 0o600)) != nil else {
                 throw ManagedIdentityFailure(status: 500, error: "server_error", message: "The challenge key file could not be written.")
             }
             arcKeys[key] = (file.path, now.addingTimeInterval(EmulatorCore.arcKeyLifetime))

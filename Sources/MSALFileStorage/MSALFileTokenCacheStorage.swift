@@ -13,16 +13,23 @@ import Darwin
 ///
 /// - The file is readable and writable by its owner only (mode 0600); a missing directory is created
 ///   with mode 0700.
-/// - Writes are atomic: the new document goes to a temporary file in the same directory, is flushed to
-///   disk, and is renamed over the cache file. If the cache file is a symbolic link, the link is followed:
-///   the file it names is replaced (the temporary file is made next to it), the link stays.
+/// - Writes are atomic: the new document goes to a temporary file created exclusively (unpredictable name) in
+///   the same directory, is flushed to disk, and is renamed over the cache file. A replaced file keeps its mode
+///   if that is narrower than 0600; it is never widened.
+/// - Only a token cache is ever changed. A symbolic link at the path is followed only to a regular file that
+///   already holds a token cache (MSAL for Python's write-through behaviour for a link to another cache): that
+///   file is replaced and the link stays. A link to anything else or to nothing, or another kind of file at the
+///   path, is an error that names the path, and nothing is touched or created.
+/// - A directory writable by other users without the sticky bit, or a cache file writable by them, gets a
+///   warning (once per storage).
 /// - ``withExclusiveAccess(_:)`` holds the lock of msal-extensions: `<file>.lockfile`, created exclusively,
 ///   holding `"<pid> <program>"`, deleted on release, retried every 0.25 seconds; plus a kernel lock (`flock`)
 ///   on it and on the cache directory. A lock file left behind by a process that no longer runs is removed.
 ///   Processes using MSAL for Swift, MSAL for Python or the Azure CLI on one file exclude each other.
 /// - Changes by other processes are detected from the file's inode, size and modification time.
-/// - A file MSAL cannot read is renamed to `<file>.corrupt-<epoch milliseconds>` by
-///   ``setAside(version:)``, never overwritten, and ``setAsideHandler`` is told.
+/// - A regular file at the path that MSAL cannot read is renamed to `<file>.corrupt-<epoch milliseconds>` by
+///   ``setAside(version:)``, never overwritten, and ``setAsideHandler`` is told. A link's target is never
+///   renamed.
 ///
 /// The file is not encrypted: protect it like an SSH key.
 public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
@@ -37,6 +44,9 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
 
     private let path: String
     private let lockPath: String
+    let cachePath: CacheFilePath
+    /// Whether the exposure warnings (``CacheFilePath/exposureWarnings()``) were given.
+    private let warned = LockedBox(false)
 
     /// A storage for the cache file at `fileURL` (by default ``defaultFileURL(environment:)``).
     ///
@@ -51,6 +61,18 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         self.setAsideHandler = setAsideHandler
         self.path = fileURL.path
         self.lockPath = fileURL.path + ".lockfile"
+        self.cachePath = CacheFilePath(path: fileURL.path, recognizes: MSALCacheCodec.isTokenCacheDocument)
+    }
+
+    /// A storage whose file holds data recognized by `recognizes` (an encrypted cache, a signal file) rather than
+    /// a JSON cache document: a symbolic link is followed only to a file it recognizes.
+    package init(fileURL: URL, lockTimeout: TimeInterval = 10, recognizes: @escaping @Sendable (Data) -> Bool) {
+        self.fileURL = fileURL
+        self.lockTimeout = lockTimeout
+        self.setAsideHandler = nil
+        self.path = fileURL.path
+        self.lockPath = fileURL.path + ".lockfile"
+        self.cachePath = CacheFilePath(path: fileURL.path, recognizes: recognizes)
     }
 
     /// The default cache file: `$XDG_DATA_HOME/msal-swift/msal_token_cache.json`, or
@@ -83,16 +105,29 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
     }
 
     /// The file's contents and the version they were read at; nil when the file does not exist.
+    ///
+    /// - Throws: when the path is a symbolic link to anything but a token cache, or not a regular file.
     public func read() throws -> (data: Data, version: MSALTokenCacheStorageVersion)? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw Self.failure("open the token cache file", errno)
+        warnOnceIfExposed()
+        let file: String
+        switch try cachePath.target() {
+        case .absent: return nil
+        case .regular: file = path
+        case .link(let final, _): file = final
         }
+        let fd = try cachePath.openForReading(file)
         defer { close(fd) }
+        let stored = try Self.readAll(fd)
+        if file != path, !Self.isBlank(stored.data), !cachePath.recognizes(stored.data) {
+            throw cachePath.notACache(file)
+        }
+        return stored
+    }
+
+    /// Everything `fd` holds, read into one malloc'd buffer that the Data then owns (no zero-filling, no copy).
+    private static func readAll(_ fd: Int32) throws -> (data: Data, version: MSALTokenCacheStorageVersion) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Self.failure("read the status of the token cache file", errno) }
-        // Read straight into one malloc'd buffer that the Data then owns: no zero-filling, no copy.
         var capacity = max(Int(info.st_size), 0) + 1
         guard var buffer = malloc(capacity) else { throw Self.failure("allocate memory for the token cache file", ENOMEM) }
         var filled = 0
@@ -117,22 +152,41 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         return (Data(bytesNoCopy: buffer, count: filled, deallocator: .free), Self.version(info))
     }
 
-    /// Writes `data` to a temporary file (mode 0600) in the same directory, flushes it and renames it over
-    /// the cache file. Creates the directory (mode 0700) if needed. When the cache file is a symbolic link,
-    /// the file it names is replaced and the link is kept.
+    /// Writes `data` to a temporary file (created exclusively, mode 0600 or the replaced file's narrower mode) in
+    /// the same directory, flushes it and renames it over the cache file. Creates the directory (mode 0700) if
+    /// needed. When the cache file is a symbolic link to a token cache, the file it names is replaced and the link
+    /// is kept.
+    ///
+    /// - Throws: when the path is a symbolic link to anything but a token cache (checked again here, under the
+    ///   lock), or not a regular file; nothing is written then.
     public func write(_ data: Data) throws -> MSALTokenCacheStorageVersion {
-        let target = try resolvedPath()
+        warnOnceIfExposed()
+        let target: String
+        var mode: mode_t = 0o600
+        switch try cachePath.target() {
+        case .absent:
+            target = path
+        case .regular(let info):
+            target = path
+            mode &= info.st_mode
+        case .link(let final, let info):
+            let fd = try cachePath.openForReading(final)
+            let current = try { defer { close(fd) }; return try Self.readAll(fd) }()
+            guard cachePath.recognizes(current.data) else { throw cachePath.notACache(final) }
+            target = final
+            mode &= info.st_mode
+        }
         let directory = (target as NSString).deletingLastPathComponent
         try Self.makeDirectory(directory)
         let temporary = directory + "/." + (target as NSString).lastPathComponent
             + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw Self.failure("create a temporary token cache file", errno) }
         var succeeded = false
         defer { if !succeeded { unlink(temporary) } }
         do {
             defer { close(fd) }
-            guard fchmod(fd, 0o600) == 0 else { throw Self.failure("protect the token cache file", errno) }
+            guard fchmod(fd, mode) == 0 else { throw Self.failure("protect the token cache file", errno) }
             try data.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
@@ -149,23 +203,23 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         guard rename(temporary, target) == 0 else { throw Self.failure("replace the token cache file", errno) }
         succeeded = true
         var info = stat()
-        guard stat(target, &info) == 0 else { throw Self.failure("read the status of the token cache file", errno) }
+        guard stat(path, &info) == 0 else { throw Self.failure("read the status of the token cache file", errno) }
         return Self.version(info)
     }
 
     /// Renames the cache file to `<file>.corrupt-<epoch ms>` if it is still at `version`, then calls
-    /// ``setAsideHandler``. When the cache file is a symbolic link, the file it names is renamed (next to
-    /// itself) and the link is kept.
+    /// ``setAsideHandler``. Only a regular file at the configured path is renamed: when the path is a symbolic
+    /// link, nothing is moved (its target is never renamed) and nil is returned.
     public func setAside(version: MSALTokenCacheStorageVersion) throws -> String? {
-        guard try currentVersion() == version else { return nil }
-        let target = try resolvedPath()
-        var destination = target + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))"
+        guard case .regular(let info) = try cachePath.target(), Self.version(info) == version else { return nil }
+        var destination = path + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))"
         var attempt = 1
-        while access(destination, F_OK) == 0 {
+        var existing = stat()
+        while lstat(destination, &existing) == 0 {
             attempt += 1
-            destination = target + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))-\(attempt)"
+            destination = path + ".corrupt-\(Int64(Date().timeIntervalSince1970 * 1000))-\(attempt)"
         }
-        guard rename(target, destination) == 0 else { throw Self.failure("move the unreadable token cache file aside", errno) }
+        guard rename(path, destination) == 0 else { throw Self.failure("move the unreadable token cache file aside", errno) }
         setAsideHandler?(fileURL, URL(fileURLWithPath: destination))
         return destination
     }
@@ -178,24 +232,11 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         return try CacheFileLock(lockPath: lockPath, directory: directory, timeout: lockTimeout).withLock(body)
     }
 
-    /// The file that reads and writes reach: the cache file, or the file its symbolic links finally name
-    /// (which may not exist yet).
-    func resolvedPath() throws -> String {
-        var current = path
-        for _ in 0..<32 {
-            var info = stat()
-            if lstat(current, &info) != 0 {
-                if errno == ENOENT { return current }
-                throw Self.failure("read the status of the token cache file", errno)
-            }
-            guard info.st_mode & S_IFMT == S_IFLNK else { return current }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let count = readlink(current, &buffer, buffer.count - 1)
-            guard count > 0 else { throw Self.failure("read the token cache file's symbolic link", errno) }
-            let link = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            current = link.hasPrefix("/") ? link : (current as NSString).deletingLastPathComponent + "/" + link
-        }
-        throw Self.failure("follow the token cache file's symbolic links", ELOOP)
+    /// Logs the exposure warnings of the path once per storage.
+    private func warnOnceIfExposed() {
+        guard !warned.get() else { return }
+        warned.withLock { $0 = true }
+        for warning in cachePath.exposureWarnings() { MSALLog().warning("\(warning)") }
     }
 
     // MARK: Helpers
@@ -217,6 +258,10 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         guard parent != directory, !parent.isEmpty else { throw failure("create the token cache directory", ENOENT) }
         try makeDirectory(parent)
         if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw failure("create the token cache directory", errno) }
+    }
+
+    private static func isBlank(_ data: Data) -> Bool {
+        data.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
     }
 
     static func failure(_ action: String, _ code: Int32) -> MSALErrorInfo {

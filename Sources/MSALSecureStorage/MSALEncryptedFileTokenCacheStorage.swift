@@ -38,7 +38,9 @@ public final class MSALEncryptedFileTokenCacheStorage: MSALTokenCacheStorage {
                 logger: Logger? = nil) {
         self.fileURL = fileURL
         self.keyStore = keyStore
-        self.file = MSALFileTokenCacheStorage(fileURL: fileURL, lockTimeout: lockTimeout)
+        // Through a symbolic link, only a file that already is an encrypted cache is replaced.
+        self.file = MSALFileTokenCacheStorage(fileURL: fileURL, lockTimeout: lockTimeout,
+                                              recognizes: { (try? MSALEncryptedCacheHeader.parse($0)) != nil })
         self.log = logger.map { MSALLog(logger: $0, settings: MSALLog.Settings(MSALGlobalConfig.loggerConfig)) } ?? MSALLog()
     }
 

@@ -75,7 +75,9 @@ public final class MSALSecretServiceTokenCacheStorage: MSALTokenCacheStorage {
         self.schemaName = configuration.schemaName
             ?? SHA256.hash(data: Data(signalFileURL.path.utf8)).map { String(format: "%02x", $0) }.joined()
         self.backend = backend
-        self.signal = MSALFileTokenCacheStorage(fileURL: signalFileURL, lockTimeout: lockTimeout)
+        // The signal file is empty: through a symbolic link, only an empty file is replaced.
+        self.signal = MSALFileTokenCacheStorage(fileURL: signalFileURL, lockTimeout: lockTimeout,
+                                                recognizes: { $0.isEmpty })
     }
 
     /// Stores, reads back and removes a probe item (schema `org.msal-swift.probe`), as msal-extensions'

@@ -129,12 +129,12 @@ private final class PlaintextMigration: Sendable {
             log.warning("The unencrypted token cache \(path) changed while it was being migrated; it was left in place.")
             return
         }
-        do {
-            try FileManager.default.removeItem(atPath: path)
+        // The legacy file itself (a link there is removed, its target is not the library's), never a directory.
+        if unlink(path) == 0 {
             log.info("Migrated the token cache: the unencrypted file \(path) was encrypted (\(protection)) and removed.")
-        } catch {
+        } else {
             log.warning("The token cache was encrypted (\(protection)), but the unencrypted file \(path) could not be "
-                        + "removed: \((error as NSError).localizedDescription)")
+                        + "removed: \(String(cString: strerror(errno))).")
         }
     }
 }

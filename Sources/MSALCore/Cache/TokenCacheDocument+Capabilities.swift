@@ -11,8 +11,12 @@ import Foundation
 /// - an access token obtained with capabilities carries `"xms_cc": "cp1"` (the capabilities sorted, deduplicated,
 ///   comma-joined) and is stored under MSAL for Python's key followed by `-xms_cc=cp1`, so that it never shares an
 ///   entry with the token of an application without capabilities;
-/// - a lookup matches only tokens whose `xms_cc` equals the application's (absent for an application without
-///   capabilities), and writing a token replaces only the overlapping tokens with the same `xms_cc`.
+/// - an application without capabilities uses only tokens without `xms_cc`;
+/// - an application with capabilities uses tokens with its own `xms_cc` **and tokens without one** (written by MSAL
+///   for Python, .NET, the Azure CLI, or an application without capabilities): such a token is valid for it, as in
+///   MSAL for Python and .NET, which do not filter on capabilities; only a request carrying a claims challenge
+///   bypasses the cache;
+/// - writing a token replaces only the overlapping tokens with the same `xms_cc`.
 ///
 /// Refresh tokens, ID tokens and accounts are shared as before: a refresh token is not bound to capabilities, each
 /// application asks for its own access token with it.
@@ -24,6 +28,15 @@ extension TokenCacheDocument {
     static func capabilitiesMarker(_ capabilities: [String]?) -> String? {
         let values = Set((capabilities ?? []).filter { !$0.isEmpty }).sorted()
         return values.isEmpty ? nil : values.joined(separator: ",")
+    }
+
+    /// Whether an application declaring the capabilities of `marker` (none when nil) may use `entry`: a token
+    /// requested with those capabilities, or (for an application with capabilities) one requested without any.
+    @inline(__always)
+    static func usableWithCapabilities(_ entry: AccessTokenEntry, _ marker: String?) -> Bool {
+        let stored = entry.extraFields[clientCapabilitiesField]
+        guard let marker else { return stored == nil }
+        return stored == nil || stored == .string(marker)
     }
 
     /// Whether `entry` was requested with exactly the capabilities of `marker` (none when nil).

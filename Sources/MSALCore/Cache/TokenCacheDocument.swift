@@ -81,8 +81,9 @@ final class TokenCacheDocument {
     /// Matches `home_account_id`, `client_id` and `realm` ignoring case, `environment` against any of
     /// `environments` ignoring case, requires `scopes` ⊆ `target` (ignoring case) and a `token_type` of
     /// Bearer or none; with `assertionHash`, only on-behalf-of tokens obtained with that incoming assertion; only
-    /// tokens requested with the client capabilities of `capabilities` (a stored marker; nil: none). When
-    /// several match, returns the one expiring last. Expiry is the caller's check.
+    /// tokens an application with the client capabilities of `capabilities` (a stored marker; nil: none) may use
+    /// (``usableWithCapabilities(_:_:)``). When
+    /// several match, returns the one expiring last, preferring tokens requested with exactly those capabilities. Expiry is the caller's check.
     func findAccessToken(homeAccountId: String, environments: [String], clientId: String, realm: String, scopes: ScopeSet,
                          assertionHash: String? = nil, capabilities: String? = nil) -> AccessTokenEntry?
     {
@@ -91,14 +92,19 @@ final class TokenCacheDocument {
         if bucket.isEmpty { return nil }
         var best = -1
         var bestExpiry = Int64.min
+        var bestExact = false
         for index in bucket.indices {
             guard bucket[index].isBearer, scopes.isSubset(of: bucket[index].scopes),
                   Self.environment(bucket[index].environmentKey, in: environments) else { continue }
             if let assertionHash,
                bucket[index].extraFields[Self.userAssertionHashField] != .string(assertionHash) { continue }
-            guard Self.matchesCapabilities(bucket[index], capabilities) else { continue }
+            guard Self.usableWithCapabilities(bucket[index], capabilities) else { continue }
+            // A token requested with the application's own capabilities ranks before one requested without.
+            let exact = capabilities == nil || Self.matchesCapabilities(bucket[index], capabilities)
             let expiry = bucket[index].expiresOnValue.seconds
-            if expiry > bestExpiry || best < 0 { best = index; bestExpiry = expiry }
+            if best < 0 || (exact && !bestExact) || (exact == bestExact && expiry > bestExpiry) {
+                best = index; bestExpiry = expiry; bestExact = exact
+            }
         }
         return best < 0 ? nil : bucket[best]
     }

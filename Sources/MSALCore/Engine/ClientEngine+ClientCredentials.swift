@@ -117,8 +117,8 @@ extension ClientEngine {
             .post(endpoint, parameters: grant.formParameters, throttleKey: throttleKey)
         let now = clock.now()
         let token = try AppTokenResponse(response, now: now, correlationId: correlationId)
-        _ = try cache.update { document in
-            document.saveAppToken(TokenCacheDocument.AppTokenWrite(
+        _ = cache.storeObtainedToken(log: log(correlationId)) { document in
+            _ = document.saveAppToken(TokenCacheDocument.AppTokenWrite(
                 environment: target.resolved.cacheEnvironment, clientId: settings.clientId, realm: target.realm,
                 target: request.scopes.joined(separator: " "), secret: token.accessToken, cachedAt: now,
                 expiresOn: token.expiresOn, extendedExpiresOn: token.extendedExpiresOn, refreshOn: token.refreshOn))

@@ -100,10 +100,10 @@ extension ClientEngine {
         var write = handled.write
         write.clientCapabilities = TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)
         RequestDiagnostics.current?.noteSource(.identityProvider)
-        try cache.update { document in _ = document.saveTokenResponse(write) }
-        let account = try cache.read { document in
+        let saved = cache.storeObtainedToken(log: log(correlationId)) { document in _ = document.saveTokenResponse(write) }
+        let account = (saved ? try cache.read { document in
             buildAccounts(document, homeAccountId: handled.homeAccountId).first
-        } ?? knownAccount ?? MSALAccount(username: write.account?.username, homeAccountId: handled.homeAccountId,
+        } : nil) ?? knownAccount ?? MSALAccount(username: write.account?.username, homeAccountId: handled.homeAccountId,
                                          environment: write.environment, tenantProfiles: nil, claims: handled.idToken?.claims)
         let profile = tenantProfile(homeAccountId: handled.homeAccountId, realm: handled.realm,
                                     environment: write.environment, rawIdToken: write.idToken)

@@ -158,11 +158,14 @@ final class ClientEngine: Sendable {
                 let (account, homeAccountId, descriptor, environments) =
                     (target.account, target.homeAccountId, target.descriptor, target.environments)
                 let seenSecret = target.lookup?.entry.secret
+                // One redemption of the account's refresh token at a time, whatever the scopes (an identity provider
+                // may accept each refresh token once): requests for other scopes wait, then use the rotated one.
+                let refreshTokenKey = "refresh|" + target.homeAccountId.lowercased() + "|" + target.descriptor.host.lowercased()
                 do {
                     refreshed = try await refreshes.run(key) { [self, machine] in
-                        // One refresh across processes too: under the storage's refresh lock, a token another
+                        // One refresh across processes too: under the refresh lock, a token another request or
                         // process stored while this one waited is used instead of a second request.
-                        try await cache.withRefreshLock(key: "refresh|" + key, timeout: refreshLockTimeout) { [self] in
+                        try await cache.withRefreshLock(key: refreshTokenKey, timeout: refreshLockTimeout) { [self] in
                             if let stored = try await tokenStoredMeanwhile(request, seenSecret: seenSecret) {
                                 return stored
                             }

@@ -17,6 +17,7 @@ final class RequestDiagnostics: Sendable {
         var tokenSource: MSALTokenSource?
         var refreshReason: MSALCacheRefreshReason = .notApplicable
         var refreshOn: Date?
+        var cacheWriteFailure: String?
     }
 
     private let state = LockedBox(State())
@@ -49,6 +50,11 @@ final class RequestDiagnostics: Sendable {
         state.withLock { $0.refreshOn = date }
     }
 
+    /// Records that the token obtained could not be stored, and why.
+    func noteCacheWriteFailure(_ reason: String) {
+        state.withLock { $0.cacheWriteFailure = reason }
+    }
+
     /// The metadata so far; `defaultSource` when no step recorded a source.
     func metadata(defaultSource: MSALTokenSource) -> MSALResultMetadata {
         let total = Self.seconds(Self.nanoseconds(ContinuousClock.now - started))
@@ -58,7 +64,8 @@ final class RequestDiagnostics: Sendable {
                                durationTotal: total,
                                durationInCache: Self.seconds(state.cacheNanoseconds),
                                durationInHTTP: Self.seconds(state.httpNanoseconds),
-                               refreshOn: state.refreshOn)
+                               refreshOn: state.refreshOn,
+                               cacheWriteFailure: state.cacheWriteFailure)
         }
     }
 

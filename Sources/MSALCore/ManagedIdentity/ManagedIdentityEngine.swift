@@ -115,8 +115,8 @@ final class ManagedIdentityEngine: Sendable {
         if endpoint.source == .azureArc {
             try ManagedIdentityResponse.checkArcEcho(response, identity: identity, correlationId: correlationId)
         }
-        _ = try cache.update { document in
-            document.saveAppToken(TokenCacheDocument.AppTokenWrite(
+        _ = cache.storeObtainedToken(log: log.with(correlationId: correlationId)) { document in
+            _ = document.saveAppToken(TokenCacheDocument.AppTokenWrite(
                 environment: Self.cacheEnvironment, clientId: identity.cacheClientId, realm: Self.cacheEnvironment,
                 target: resource, secret: token.accessToken, cachedAt: now, expiresOn: token.expiresOn,
                 extendedExpiresOn: token.expiresOn, refreshOn: token.refreshOn))

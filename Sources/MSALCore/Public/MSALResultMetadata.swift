@@ -44,11 +44,18 @@ public struct MSALResultMetadata: Sendable, Equatable, CustomStringConvertible {
     public let durationInHTTP: TimeInterval
     /// When the cached token the call looked at was due for a proactive refresh (`refresh_in`), if it had such a time.
     public let refreshOn: Date?
+    /// Why the token obtained could not be stored in the token cache (the storage stayed locked by another program
+    /// past every wait, or refused the write); nil when it was stored, or nothing was to be stored.
+    ///
+    /// The token is valid and returned, but the cache does not hold it: the next call will not find it, and a
+    /// refresh token the identity provider rotated is lost, so the user may have to sign in again.
+    public let cacheWriteFailure: String?
 
     /// Creates metadata. Applications normally only receive it.
     public init(tokenSource: MSALTokenSource, cacheRefreshReason: MSALCacheRefreshReason = .notApplicable,
                 durationTotal: TimeInterval = 0, durationInCache: TimeInterval = 0, durationInHTTP: TimeInterval = 0,
-                refreshOn: Date? = nil) {
+                refreshOn: Date? = nil, cacheWriteFailure: String? = nil) {
+        self.cacheWriteFailure = cacheWriteFailure
         self.tokenSource = tokenSource
         self.cacheRefreshReason = cacheRefreshReason
         self.durationTotal = durationTotal
@@ -60,7 +67,8 @@ public struct MSALResultMetadata: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         "MSALResultMetadata(tokenSource: \(tokenSource.rawValue), cacheRefreshReason: \(cacheRefreshReason.rawValue), "
             + "total: \(Self.milliseconds(durationTotal)) ms, cache: \(Self.milliseconds(durationInCache)) ms, "
-            + "http: \(Self.milliseconds(durationInHTTP)) ms)"
+            + "http: \(Self.milliseconds(durationInHTTP)) ms"
+            + (cacheWriteFailure == nil ? ")" : ", not stored in the token cache)")
     }
 
     /// `seconds` as whole milliseconds.
