@@ -72,6 +72,8 @@ enum CLI {
     /// Runs a command body: any error becomes one line on stderr and a non-zero exit code, never a stack trace.
     static func run(_ options: CommonOptions, _ body: () async throws -> Void) async throws {
         setUpLogging(verbose: options.wantsVerbose, debug: options.wantsDebug)
+        // A terminal user waits for each answer --timeout seconds (30 by default), not the library's 300.
+        MSALGlobalConfig.httpConfig.timeoutIntervalForRequest = options.resolvedTimeout
         do {
             try await body()
         } catch let exit as ExitCode {

@@ -41,6 +41,10 @@ struct CommonOptions: ParsableArguments {
             help: ArgumentHelp("Also trust the certificate authorities in this PEM file, such as msal-emulator's CA (env MSAL_CA_FILE; SSL_CERT_FILE is honoured too).", valueName: "file"))
     var caFile: String?
 
+    @Option(name: .long,
+            help: ArgumentHelp("Seconds to wait for each answer from the identity provider or Graph before giving up (env MSAL_TIMEOUT). Default: 30.", valueName: "seconds"))
+    var timeout: String?
+
     @Flag(name: .long, help: "Write results as JSON (env MSAL_JSON=1).")
     var json = false
 
@@ -78,6 +82,19 @@ struct CommonOptions: ParsableArguments {
     var resolvedRedirectUri: String? { redirectUri ?? env("MSAL_REDIRECT_URI") ?? fromProfile.redirectUri }
     var resolvedCache: String? { cache ?? env("MSAL_CACHE") ?? fromProfile.cache }
     var resolvedAccount: String? { account ?? env("MSAL_ACCOUNT") }
+    /// The per-request timeout in seconds (checked by ``validate()``): --timeout, MSAL_TIMEOUT, else 30.
+    var resolvedTimeout: TimeInterval {
+        (timeout ?? env("MSAL_TIMEOUT")).flatMap(Self.timeoutSeconds) ?? Self.defaultTimeout
+    }
+    static let defaultTimeout: TimeInterval = 30
+
+    /// A timeout given as text: a number of seconds from 1 to 86400, else nil.
+    static func timeoutSeconds(_ text: String) -> TimeInterval? {
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 1, value <= 86_400 else {
+            return nil
+        }
+        return value
+    }
     var resolvedCAFile: String? { caFile ?? env("MSAL_CA_FILE") ?? fromProfile.caFile }
     var resolvedGraphEndpoint: String {
         graphEndpoint ?? env("MSAL_GRAPH_ENDPOINT") ?? fromProfile.graphEndpoint ?? Self.defaultGraphEndpoint
@@ -129,6 +146,9 @@ struct CommonOptions: ParsableArguments {
             guard Self.authority(baseAuthority, withTenant: tenant) != nil else {
                 throw ValidationError("--tenant cannot be applied to the authority \(baseAuthority): give the whole authority with --authority instead.")
             }
+        }
+        if let given = timeout ?? env("MSAL_TIMEOUT"), Self.timeoutSeconds(given) == nil {
+            throw ValidationError("--timeout (or MSAL_TIMEOUT) takes a number of seconds from 1 to 86400, as in: --timeout 30")
         }
         for known in resolvedKnownAuthorities {
             guard let url = URL(string: known), url.scheme == "https" || url.scheme == "http", url.host != nil else {

@@ -54,7 +54,8 @@ final class GraphSession {
             fields[header.name] = header.value
         }
         fields["Authorization"] = "Bearer \(token)"
-        let request = MSALHTTPRequest(method: method, url: url, headers: fields, body: body, timeout: 30)
+        let request = MSALHTTPRequest(method: method, url: url, headers: fields, body: body,
+                                     timeout: MSALGlobalConfig.httpConfig.timeoutIntervalForRequest)
         // The token goes only to the URL's own origin: a redirect elsewhere is followed without it.
         return try await httpClient.sendFollowingRedirects(request)
     }

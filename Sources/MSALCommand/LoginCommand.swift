@@ -64,6 +64,8 @@ struct LoginCommand: AsyncParsableCommand {
             let factory = ApplicationFactory(options: options)
             let httpClient = try factory.makeHTTPClient()
             let application = try factory.makeApplication(httpClient: httpClient)
+            // The cache must be usable before the user signs in (a refused cache path fails here, not after).
+            _ = try application.allAccounts()
             let step = MSALSignInLadder.step(for: request, in: .current())
             let result: MSALResult
             if emulatorAutoApprove {
@@ -73,6 +75,10 @@ struct LoginCommand: AsyncParsableCommand {
                 result = try await deviceCodeSignIn(application)
             } else {
                 result = try await browserSignIn(application, step: step)
+            }
+            if let failure = result.metadata.cacheWriteFailure {
+                throw CLIError(message: "Signed in as \(result.account.username ?? "(unknown)"), but the sign-in could not "
+                               + "be saved to the token cache: \(failure)")
             }
             try factory.activate(result.account)
             if options.wantsJSON {

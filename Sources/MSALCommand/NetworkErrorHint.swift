@@ -17,7 +17,10 @@ enum NetworkErrorHint {
         case .tlsFailure:
             advice = "The TLS handshake failed: check that the URL's port serves HTTPS, and any proxy in HTTPS_PROXY."
         case .timedOut:
-            advice = "No answer in time: retry; check the network and any proxy in HTTPS_PROXY."
+            let seconds = MSALGlobalConfig.httpConfig.timeoutIntervalForRequest
+            let limit = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+            advice = "No answer within \(limit) s: check the host in --authority, the network and any proxy in "
+                + "HTTPS_PROXY; --timeout SECONDS (or MSAL_TIMEOUT) waits longer."
         case .connectionLost:
             advice = "The connection closed early: retry."
         case .notConnected:

@@ -23,9 +23,8 @@ import Darwin
 ///   it), or it is empty and older than the creation grace period. It is removed only while this process holds a
 ///   `flock` on it and only if the path still names that file, so two processes never both remove one.
 struct CacheFileLock {
-    /// The longest pause between two attempts: msal-extensions' retry interval. Waits start at 2 ms and double up
-    /// to it, so that a lock held for milliseconds (one cache write) is taken soon after it is released, and many
-    /// writers on one file do not starve one of them past the timeout.
+    /// msal-extensions' retry interval: the average pause between two attempts at the lock file (see
+    /// `waitBeforeRetry`).
     static let retryInterval: TimeInterval = 0.25
     /// How long an empty lock file (being created, content not yet written) is given before it is taken as stale.
     static let creationGrace: TimeInterval = 5
@@ -40,7 +39,14 @@ struct CacheFileLock {
     /// Runs `body` holding the lock; waits up to ``timeout``.
     func withLock<T>(_ body: () throws -> T) throws -> T {
         let deadline = Date().addingTimeInterval(timeout)
-        let guardFD = try acquireDirectoryLock(deadline: deadline)
+        var waitedForDirectory = false
+        let guardFD = try acquireDirectoryLock(deadline: deadline, waited: &waitedForDirectory)
+        if waitedForDirectory {
+            // Another MSAL for Swift process just released the lock file. An MSAL for Python process waiting for it
+            // polls every 0.25 s: pause a random part of that interval before the first attempt, so that the next
+            // holder is whoever polls first, not always the next process of this library in line.
+            usleep(useconds_t(Double.random(in: 0...Self.retryInterval) * 1_000_000))
+        }
         defer {
             if guardFD >= 0 {
                 flock(guardFD, LOCK_UN)
@@ -56,11 +62,12 @@ struct CacheFileLock {
 
     /// An exclusive `flock` on the directory; -1 when the file system does not support it (the lock file still
     /// excludes).
-    private func acquireDirectoryLock(deadline: Date) throws -> Int32 {
+    private func acquireDirectoryLock(deadline: Date, waited: inout Bool) throws -> Int32 {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return -1 }
         var attempt = 0
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            waited = true
             let code = errno
             if code == EINTR { continue }
             guard code == EWOULDBLOCK else {
@@ -71,7 +78,7 @@ struct CacheFileLock {
                 close(fd)
                 throw timedOut(owner: nil)
             }
-            waitBeforeRetry(&attempt)
+            waitBeforeRetry(&attempt, ramp: true)
         }
         return fd
     }
@@ -88,11 +95,16 @@ struct CacheFileLock {
                 Self.held.withLock { _ = $0.insert(lockPath) }
                 do {
                     try lockCreated(fd, content: content, deadline: deadline)
-                    return fd
                 } catch {
                     release(fd)
                     throw error
                 }
+                // While this process waited for the kernel lock on the file it created, the holder of that lock may
+                // have deleted it (msal-extensions deletes the lock file on release): then it locks nothing.
+                if stillNamed(fd) { return fd }
+                close(fd)
+                Self.held.withLock { _ = $0.remove(lockPath) }
+                continue
             }
             let code = errno
             guard code == EEXIST || code == EINTR else {
@@ -102,7 +114,7 @@ struct CacheFileLock {
             let check = inspectExistingLockFile()
             if check.removed { continue }
             guard Date() < deadline else { throw timedOut(owner: check.owner) }
-            waitBeforeRetry(&attempt)
+            waitBeforeRetry(&attempt, ramp: false)
         }
     }
 
@@ -128,15 +140,29 @@ struct CacheFileLock {
     }
 
     /// Deletes the lock file if the path still names it, then closes it (releasing its `flock`).
+    ///
+    /// An msal-extensions process that could not create the lock file for 5 seconds opens the existing one with
+    /// truncation and waits for its `flock`. If this process deleted the file then, that process would lock a file
+    /// no longer at the path while the next process creates a new one, and both would write the cache at once. So a
+    /// lock file found emptied (its owner line gone) is left at the path: the waiter takes it over with its `flock`
+    /// and deletes it when done.
     private func release(_ fd: Int32) {
         var mine = stat()
         var current = stat()
-        if fstat(fd, &mine) == 0, lstat(lockPath, &current) == 0,
+        if fstat(fd, &mine) == 0, mine.st_size > 0, lstat(lockPath, &current) == 0,
            mine.st_dev == current.st_dev, mine.st_ino == current.st_ino {
             unlink(lockPath)
         }
         close(fd)
         Self.held.withLock { _ = $0.remove(lockPath) }
+    }
+
+    /// Whether the lock file path still names the file `fd` holds.
+    private func stillNamed(_ fd: Int32) -> Bool {
+        var mine = stat()
+        var current = stat()
+        return fstat(fd, &mine) == 0 && lstat(lockPath, &current) == 0
+            && mine.st_dev == current.st_dev && mine.st_ino == current.st_ino
     }
 
     /// Looks at the lock file another process created: removes it if its owner is gone.
@@ -191,11 +217,16 @@ struct CacheFileLock {
         return Int32(value)
     }
 
-    /// Waits msal-extensions' retry interval on average, spread by ±40 % so that this process's attempts do not
-    /// lock into step just ahead of (or behind) another process's fixed 0.25 s cadence: whoever polls first after
-    /// a release wins, so a fixed phase would let one process win every time and starve the other.
-    private func waitBeforeRetry(_ attempt: inout Int) {
-        let pause = min(Self.retryInterval, 0.002 * Double(1 << min(attempt, 8)))
+    /// The pause before the next attempt.
+    ///
+    /// - For the lock file (`ramp` false), which MSAL for Python processes poll every 0.25 s: the same interval on
+    ///   average, spread by ±40 % so that this process's attempts do not lock into step just ahead of (or behind)
+    ///   another process's fixed cadence. Whoever polls first after a release wins, so polling faster would starve
+    ///   MSAL for Python (which gives up after 5 s), and a fixed phase would let one process win every time.
+    /// - For the directory lock (`ramp` true), which only processes of this library take: from 2 ms, doubling up
+    ///   to the same interval, so that a lock held for one cache write is taken soon after it is released.
+    private func waitBeforeRetry(_ attempt: inout Int, ramp: Bool) {
+        let pause = ramp ? min(Self.retryInterval, 0.002 * Double(1 << min(attempt, 8))) : Self.retryInterval
         attempt += 1
         usleep(useconds_t(pause * Double.random(in: 0.6...1.4) * 1_000_000))
     }
