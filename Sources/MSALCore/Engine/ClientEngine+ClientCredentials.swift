@@ -26,6 +26,7 @@ extension ClientEngine {
     func acquireTokenForClient(_ request: ClientCredentialsRequest) async throws -> MSALAppTokenResult {
         let correlationId = request.correlationId
         try ClientCredentialScopes.validate(request.scopes, correlationId: correlationId)
+        if let hit = try appTokenBeforeResolution(request, correlationId: correlationId) { return hit }
         let target = try await appTokenTarget(request, correlationId: correlationId)
         if !request.forceRefresh, request.claims == nil,
            let hit = try cachedAppToken(request, target: target, allowRefreshOn: false) {
@@ -62,6 +63,25 @@ extension ClientEngine {
             }
             throw error
         }
+    }
+
+    /// A cached app token answered before the authority is resolved, so that a valid cached token costs no request
+    /// at all, in every process (as a cached user token): looked up under the authority's host (and its known
+    /// aliases) and its tenant as given, which is the cache `realm` when the tenant is named by its id. A tenant
+    /// named by a domain is stored under its id, which only resolution tells: that lookup waits for it.
+    private func appTokenBeforeResolution(_ request: ClientCredentialsRequest,
+                                          correlationId: UUID) throws -> MSALAppTokenResult? {
+        guard !request.forceRefresh, request.claims == nil else { return nil }
+        let descriptor = try requestAuthority(request.authority, correlationId: correlationId).descriptor
+        guard descriptor.kind != .b2c, descriptor.tenantKind == .specific else { return nil }
+        let environments = KnownAliases.expand([descriptor.host])
+        let scopes = request.scopeSet
+        guard let entry = try cache.read({ document in
+            document.findAppToken(environments: environments, clientId: settings.clientId, realm: descriptor.tenant,
+                                  scopes: scopes)
+        }), policy.isReturnable(entry, now: clock.now(), allowingRefreshOn: false) else { return nil }
+        return MSALAppTokenResult(accessToken: entry.secret, expiresOn: entry.expiresOn, scopes: request.scopes,
+                                  tenantId: entry.realm, tokenSource: .cache, correlationId: correlationId)
     }
 
     /// Resolves the request's authority (once per process) and checks it names a tenant.
