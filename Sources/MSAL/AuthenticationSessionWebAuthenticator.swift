@@ -5,8 +5,8 @@ public import Foundation
 /// Interactive sign-in in the system authentication session (`ASWebAuthenticationSession`): the default user agent
 /// on Apple platforms. The redirect URI must use the app's custom scheme, such as `msauth.<bundle id>://auth`.
 ///
-/// Errors: ``MSALError/userCanceled`` when the user closes the sheet; ``MSALInternalError/internalErrorInvalidRedirectURI``
-/// for a redirect URI without a scheme; ``MSALInternalError/internalErrorSessionCanceled`` when the session cannot
+/// Errors: `MSALError/userCanceled` when the user closes the sheet; `MSALInternalError/internalErrorInvalidRedirectURI`
+/// for a redirect URI without a scheme; `MSALInternalError/internalErrorSessionCanceled` when the session cannot
 /// start.
 public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALDirectWebAuthenticator,
     ASWebAuthenticationPresentationContextProviding, @unchecked Sendable {

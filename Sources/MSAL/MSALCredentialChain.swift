@@ -18,7 +18,7 @@ public import Foundation
 /// print(token.step)   // which credential answered
 /// ```
 ///
-/// When every step fails, the error (``MSALInternalError/internalErrorInvalidParameter`` when none applied, else
+/// When every step fails, the error (`MSALInternalError/internalErrorInvalidParameter` when none applied, else
 /// the last step's) says why each one was skipped. No secret appears in it.
 public struct MSALCredentialChain: Sendable {
     /// A credential the chain tries.

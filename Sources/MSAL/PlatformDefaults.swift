@@ -3,12 +3,12 @@ public import Logging
 
 extension MSALPublicClientApplication {
     /// Creates an application with this platform's services for what `configuration` leaves unset
-    /// (``MSALPlatformServices/platformDefault``).
+    /// (`MSALPlatformServices/platformDefault`).
     ///
-    /// Throws ``MSALInternalError/internalErrorInvalidParameter`` for an empty or malformed client id,
-    /// ``MSALInternalError/internalErrorInvalidRedirectURI`` for a redirect URI that cannot be used, and
-    /// ``MSALInternalError/internalErrorFailedAuthorityValidation`` for a B2C authority that is not in
-    /// ``MSALPublicClientApplicationConfig/knownAuthorities``.
+    /// Throws `MSALInternalError/internalErrorInvalidParameter` for an empty or malformed client id,
+    /// `MSALInternalError/internalErrorInvalidRedirectURI` for a redirect URI that cannot be used, and
+    /// `MSALInternalError/internalErrorFailedAuthorityValidation` for a B2C authority that is not in
+    /// `MSALPublicClientApplicationConfig/knownAuthorities`.
     public convenience init(configuration: MSALPublicClientApplicationConfig) throws {
         try self.init(configuration: configuration, platform: .platformDefault(logger: configuration.logger))
     }
@@ -57,7 +57,7 @@ extension MSALPlatformServices {
     }
 }
 
-/// The transport MSAL uses when ``MSALPublicClientApplicationConfig/httpClient`` is nil.
+/// The transport MSAL uses when `MSALPublicClientApplicationConfig/httpClient` is nil.
 public enum MSALDefaultHTTPClient {
     /// `MSALNIOHTTPClient.shared` (async-http-client) on Linux, `MSALURLSessionHTTPClient.shared` on Apple
     /// platforms.

@@ -118,6 +118,7 @@ enum Describe {
         var object: [String: Any] = ["account": account(result.account), "scopes": result.scopes,
                                      "authority": result.authority.url.absoluteString]
         if let expiresOn = result.expiresOn { object["expires_on"] = ExternalNumber.clampedInteger(expiresOn.timeIntervalSince1970) }
+        object["metadata"] = ResultMetadataJSON.object(result.metadata)
         return object
     }
 }

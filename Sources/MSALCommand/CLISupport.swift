@@ -79,7 +79,7 @@ enum CLI {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            let (message, code) = describe(error, loginCommand: loginCommand(options))
+            let (message, code) = describe(error, loginCommand: loginCommand(options), timeout: options.resolvedTimeout)
             err("msal: error: " + message)
             throw ExitCode(code)
         }
@@ -96,12 +96,13 @@ enum CLI {
     }
 
     /// One line for an error, and the exit code it maps to.
-    static func describe(_ error: any Error, loginCommand: String = "msal login") -> (String, Int32) {
+    static func describe(_ error: any Error, loginCommand: String = "msal login",
+                         timeout: TimeInterval? = nil) -> (String, Int32) {
         if let error = error as? CLIError { return (oneLine(error.message), error.exitCode) }
         if let error = error as? MSALErrorInfo {
             var text = oneLine(error.errorDescription)
             if let oauth = error.oauthError { text += " (\(oauth))" }
-            if let hint = NetworkErrorHint.text(for: error) { text += " " + hint }
+            if let hint = NetworkErrorHint.text(for: error, timeout: timeout) { text += " " + hint }
             let code = CLIExit.code(for: error)
             switch code {
             case CLIExit.interactionRequired: text += " Sign in with `\(loginCommand)`."

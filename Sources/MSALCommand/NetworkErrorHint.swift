@@ -1,10 +1,12 @@
+import Foundation
 import MSAL
 
 /// The words `msal` adds to an error that failed on the network: the kind of failure and what to try, in terms of
 /// the tool's own options.
 enum NetworkErrorHint {
-    /// `[network: <kind>] <what to try>`, or nil when `error` is not a network failure.
-    static func text(for error: MSALErrorInfo) -> String? {
+    /// `[network: <kind>] <what to try>`, or nil when `error` is not a network failure; `timeout` is the per-request
+    /// timeout the tool used (named when the request timed out).
+    static func text(for error: MSALErrorInfo, timeout: TimeInterval? = nil) -> String? {
         guard let kind = error.networkErrorKind else { return nil }
         let advice: String
         switch kind {
@@ -17,9 +19,8 @@ enum NetworkErrorHint {
         case .tlsFailure:
             advice = "The TLS handshake failed: check that the URL's port serves HTTPS, and any proxy in HTTPS_PROXY."
         case .timedOut:
-            let seconds = MSALGlobalConfig.httpConfig.timeoutIntervalForRequest
-            let limit = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-            advice = "No answer within \(limit) s: check the host in --authority, the network and any proxy in "
+            let limit = timeout.map { $0 == $0.rounded() ? "within \(Int($0)) s" : "within \($0) s" } ?? "in time"
+            advice = "No answer \(limit): check the host in --authority, the network and any proxy in "
                 + "HTTPS_PROXY; --timeout SECONDS (or MSAL_TIMEOUT) waits longer."
         case .connectionLost:
             advice = "The connection closed early: retry."

@@ -41,8 +41,10 @@ struct CLIExitCodeTests {
         let (text, code) = CLI.describe(MSALErrorInfo.transport(URLError(.timedOut), host: "login.example.com", correlationId: id))
         #expect(code == CLIExit.failure)
         #expect(text == "The identity provider (login.example.com) could not be reached: the request timed out. "
-            + "[network: timed_out] No answer in time: retry; check the network and any proxy in HTTPS_PROXY. "
-            + "[correlation id \(id.uuidString)]")
+            + "[network: timed_out] No answer in time: check the host in --authority, the network and any proxy in "
+            + "HTTPS_PROXY; --timeout SECONDS (or MSAL_TIMEOUT) waits longer. [correlation id \(id.uuidString)]")
+        let named = CLI.describe(MSALErrorInfo.transport(URLError(.timedOut), host: "login.example.com", correlationId: nil), timeout: 30).0
+        #expect(named.contains("No answer within 30 s"))
         #expect(CLI.describe(URLError(.badURL)).1 == CLIExit.failure)
     }
 }

@@ -137,6 +137,13 @@ struct CacheFileSymlinkTests {
         let target = targetDirectory.appendingPathComponent("cache.json")
         let link = linkDirectory.appendingPathComponent("cache.json")
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../real/cache.json")
+        // A link to nothing names a place someone else chose: refused, nothing created there.
+        let refused = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: link), logger: CacheTestLogHandler.logger().0)
+        #expect(throws: MSALErrorInfo.self) { try refused.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) } }
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+        // A link to a token cache (another SDK's, say) is written through.
+        try Data("{}".utf8).write(to: target)
+        chmod(target.path, 0o600)
 
         let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: link), logger: CacheTestLogHandler.logger().0)
         try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) }
@@ -153,7 +160,7 @@ struct CacheFileSymlinkTests {
         #expect(try reader.currentDocument().accounts(environments: nil).count == 2)
     }
 
-    @Test func unreadableTargetIsSetAsideNextToItselfAndTheLinkKept() throws {
+    @Test func aLinkToAFileThatIsNotACacheIsRefusedAndNothingIsMoved() throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let target = directory.appendingPathComponent("target.json")
         let link = directory.appendingPathComponent("link.json")
@@ -164,13 +171,12 @@ struct CacheFileSymlinkTests {
             seen.withLock { $0.append("\(file.path) -> \(movedTo.path)") }
         })
         let store = TokenCacheStore(storage: storage, logger: CacheTestLogHandler.logger().0)
-        try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) }
+        #expect(throws: MSALErrorInfo.self) { try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) } }
+        #expect(throws: MSALErrorInfo.self) { try store.currentDocument() }
 
         #expect(isSymbolicLink(link.path))
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        let aside = try #require(names.first { $0.hasPrefix("target.json.corrupt-") })
-        #expect(try Data(contentsOf: directory.appendingPathComponent(aside)) == Data("not json".utf8))
-        #expect(try TokenCacheDocument.parse(Data(contentsOf: target)).accounts(environments: nil).count == 1)
-        #expect(seen.get() == ["\(link.path) -> \(directory.appendingPathComponent(aside).path)"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["link.json", "target.json"])
+        #expect(try Data(contentsOf: target) == Data("not json".utf8))
+        #expect(seen.get().isEmpty)
     }
 }

@@ -126,6 +126,16 @@ struct CrossProcessRefreshTests {
         #expect(httpB.tokenRequests == 0)
     }
 
+    /// A process of another SDK, which takes the cache lock but no refresh lock (MSAL for Python).
+    struct WithoutRefreshLock: MSALTokenCacheStorage {
+        let base: MSALFileTokenCacheStorage
+        func currentVersion() throws -> MSALTokenCacheStorageVersion? { try base.currentVersion() }
+        func read() throws -> (data: Data, version: MSALTokenCacheStorageVersion)? { try base.read() }
+        func write(_ data: Data) throws -> MSALTokenCacheStorageVersion { try base.write(data) }
+        func setAside(version: MSALTokenCacheStorageVersion) throws -> String? { try base.setAside(version: version) }
+        func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T { try base.withExclusiveAccess(body) }
+    }
+
     @Test func aRefreshTokenRotatedByAnotherProcessIsRetriedOnce() async throws {
         let processes = try await TwoProcesses.start(self)
         defer { processes.stop() }
@@ -134,21 +144,31 @@ struct CrossProcessRefreshTests {
         try CacheFixtures.expireAccessTokens(file)
         let accountB = try #require(try appB.allAccounts().first)
         httpA.reset()
+        // The other process takes no refresh lock (as MSAL for Python): it can rotate the refresh token while B's
+        // request is on its way. (A process of this library would wait for B's refresh lock instead.)
+        let httpC = CountingHTTPClient()
+        let configC = MSALPublicClientApplicationConfig(
+            clientId: processes.emulator.clientId, redirectUri: "http://localhost",
+            authority: try MSALAuthority(url: URL(string: "\(processes.emulator.httpURL.absoluteString)/\(processes.emulator.tenant)")!))
+        configC.httpClient = httpC
+        configC.cacheConfig.storage = WithoutRefreshLock(base: MSALFileTokenCacheStorage(fileURL: file))
+        let appC = try MSALPublicClientApplication(configuration: configC)
+        let accountC = try #require(try appC.allAccounts().first)
 
-        // B sends the refresh token it read; just before it arrives, A (other scopes, so another lock) rotates it.
+        // B sends the refresh token it read; just before it arrives, C (other scopes) rotates it.
         let rotatedFirst = LockedBox(false)
         httpB.setHandler { request in
             if request.url.path.hasSuffix("/token"), !rotatedFirst.get() {
                 rotatedFirst.set(true)
-                _ = try await appA.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["Mail.Read"], account: account))
+                _ = try await appC.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["Mail.Read"], account: accountC))
             }
             return try await MSALDefaultHTTPClient.shared.send(request)
         }
         let result = try await appB.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: accountB))
         #expect(!result.accessToken.isEmpty)
-        // B's first request was refused (its refresh token was rotated away), its retry used A's new one.
+        // B's first request was refused (its refresh token was rotated away), its retry used C's new one.
         #expect(httpB.tokenRequests == 2)
-        #expect(httpA.tokenRequests == 1)
+        #expect(httpC.tokenRequests == 1)
         // The cache holds one refresh token, and it still works.
         try CacheFixtures.expireAccessTokens(file)
         _ = try await appA.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))

@@ -11,8 +11,10 @@ import Logging
 /// and writes): data that is empty or does not parse is read again under the lock, where no cooperating
 /// writer is active, before anything is concluded.
 ///
-/// Under the lock, empty or unreadable data is read again until it stays unchanged for a moment (a writer that
-/// ignores the lock may be at work): empty data is then an empty cache, and data that is not a JSON object is
+/// Outside the lock, such data is first read again a few times (20 ms apart): a rewrite in place takes milliseconds,
+/// while the lock of a busy shared cache may be held for long. Under the lock, empty or unreadable data is read
+/// again until it stays unchanged for a moment (a writer that ignores the lock may be at work; empty data must stay
+/// so for 0.8 s): empty data is then an empty cache, and data that is not a JSON object is
 /// **set aside, never overwritten**: the storage moves it away (a file
 /// becomes `<file>.corrupt-<ms>`), a warning is logged, and the cache starts empty. I/O failures
 /// (permissions, disk full) are thrown as ``MSALErrorInfo`` instead.
@@ -25,6 +27,13 @@ final class TokenCacheStore {
     /// How often, and how far apart, unreadable data is read again under the lock before it is set aside.
     static let unreadableRereads = 10
     static let unreadableRereadPause: useconds_t = 100_000
+    /// How many of those rereads must find the same empty data before it counts as an empty cache (0.8 s): a writer
+    /// that truncated the file and was descheduled before writing must not make this process start from nothing
+    /// and replace everything with its own change.
+    static let blankConfirmations = 8
+    /// Rereads outside the lock of data caught mid-write, before the lock is taken.
+    static let lockFreeRereads = 5
+    static let lockFreeRereadPause: useconds_t = 20_000
 
     private var document = TokenCacheDocument()
     /// The storage version `document` reflects; nil when nothing was stored (or the document is stale).
@@ -47,7 +56,12 @@ final class TokenCacheStore {
         let version = try storage.currentVersion()
         if isLoaded && version == loadedVersion { return document }
         if case .loaded = try load(trustEmpty: false) { return document }
-        // Empty or unreadable outside the lock: perhaps caught mid-write. Decide under the lock.
+        // Empty or unreadable outside the lock: perhaps caught mid-write (MSAL for Python rewrites its file in place,
+        // in milliseconds). Read again a few times first: the lock of a busy shared cache may be held for long.
+        for _ in 0..<Self.lockFreeRereads {
+            usleep(Self.lockFreeRereadPause)
+            if case .loaded = try load(trustEmpty: false) { return document }
+        }
         try storage.withExclusiveAccess { try loadUnderLock() }
         return document
     }
@@ -110,12 +124,14 @@ final class TokenCacheStore {
     /// when it stays the same; if it keeps changing, an error is thrown and nothing is moved.
     private func loadUnderLock() throws {
         var previous: MSALTokenCacheStorageVersion?
+        var blankRereads = 0
         for attempt in 0...Self.unreadableRereads {
             switch try load(trustEmpty: false) {
             case .loaded:
                 return
             case .suspect(let version):
-                if version == previous, case .loaded = try load(trustEmpty: true) { return }
+                blankRereads = version == previous ? blankRereads + 1 : 0
+                if blankRereads >= Self.blankConfirmations, case .loaded = try load(trustEmpty: true) { return }
                 previous = version
                 if attempt < Self.unreadableRereads { usleep(Self.unreadableRereadPause) }
             case .unreadable(let version, let error):

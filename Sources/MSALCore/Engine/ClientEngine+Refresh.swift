@@ -101,7 +101,9 @@ extension ClientEngine {
         write.clientCapabilities = TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)
         RequestDiagnostics.current?.noteSource(.identityProvider)
         let saved = cache.storeObtainedToken(log: log(correlationId)) { document in _ = document.saveTokenResponse(write) }
-        let account = (saved ? try cache.read { document in
+        // The stored account when the cache can be read now (a busy shared cache is no reason to fail a sign-in that
+        // succeeded), else the one the response describes.
+        let account = (saved ? try? cache.read { document in
             buildAccounts(document, homeAccountId: handled.homeAccountId).first
         } : nil) ?? knownAccount ?? MSALAccount(username: write.account?.username, homeAccountId: handled.homeAccountId,
                                          environment: write.environment, tenantProfiles: nil, claims: handled.idToken?.claims)
