@@ -26,6 +26,10 @@ struct CacheFileLock {
     /// msal-extensions' retry interval: the average pause between two attempts at the lock file (see
     /// `waitBeforeRetry`).
     static let retryInterval: TimeInterval = 0.25
+    /// How long a waiter polls the lock file at MSAL for Python's pace before it watches for the release and tries at
+    /// once (``LockReleaseWatch``): long enough to leave MSAL for Python's waiters (which give up after 5 s) most
+    /// handovers, short enough that a process saving in a loop cannot keep the lock from this one.
+    static let politeWait: TimeInterval = 1
     /// How long an empty lock file (being created, content not yet written) is given before it is taken as stale.
     static let creationGrace: TimeInterval = 5
 
@@ -38,10 +42,11 @@ struct CacheFileLock {
 
     /// Runs `body` holding the lock; waits up to ``timeout``.
     func withLock<T>(_ body: () throws -> T) throws -> T {
-        let deadline = Date().addingTimeInterval(timeout)
+        let started = Date()
+        let deadline = started.addingTimeInterval(timeout)
         var waitedForDirectory = false
         let guardFD = try acquireDirectoryLock(deadline: deadline, waited: &waitedForDirectory)
-        if waitedForDirectory {
+        if waitedForDirectory, Date().timeIntervalSince(started) < Self.politeWait {
             // Another MSAL for Swift process just released the lock file. An MSAL for Python process waiting for it
             // polls every 0.25 s: pause a random part of that interval before the first attempt, so that the next
             // holder is whoever polls first, not always the next process of this library in line.
@@ -53,7 +58,7 @@ struct CacheFileLock {
                 close(guardFD)
             }
         }
-        let lockFD = try acquireLockFile(deadline: deadline)
+        let lockFD = try acquireLockFile(deadline: deadline, started: started)
         defer { release(lockFD) }
         return try body()
     }
@@ -85,10 +90,16 @@ struct CacheFileLock {
 
     // MARK: The msal-extensions lock file
 
-    private func acquireLockFile(deadline: Date) throws -> Int32 {
+    /// `started`: when this process began to wait for the lock (the directory lock's wait counts).
+    private func acquireLockFile(deadline: Date, started: Date) throws -> Int32 {
         let content = Array("\(getpid()) \(CommandLine.arguments.first ?? "")".utf8)
         var attempt = 0
+        var watch: LockReleaseWatch?
         while true {
+            // Waited long enough at MSAL for Python's pace: from now on, try the moment the lock is released.
+            if watch == nil, Date().timeIntervalSince(started) >= Self.politeWait {
+                watch = LockReleaseWatch(directory: directory)
+            }
             let fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             if fd >= 0 {
                 // Listed before the content names this process, so a thread of this process never takes it as stale.
@@ -114,7 +125,11 @@ struct CacheFileLock {
             let check = inspectExistingLockFile()
             if check.removed { continue }
             guard Date() < deadline else { throw timedOut(owner: check.owner) }
-            waitBeforeRetry(&attempt, ramp: false)
+            if let watch {
+                watch.wait(min(Self.retryInterval, deadline.timeIntervalSinceNow))
+            } else {
+                waitBeforeRetry(&attempt, ramp: false)
+            }
         }
     }
 
