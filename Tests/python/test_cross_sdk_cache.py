@@ -87,3 +87,62 @@ def test_an_app_token_the_tool_cached_costs_it_no_request_the_next_time(emulator
     assert json.loads(second.stdout)["access_token"] == json.loads(first.stdout)["access_token"]
     assert json.loads(second.stdout)["token_source"] == "cache"
     assert "HTTP " not in second.stderr, second.stderr
+
+
+def test_no_sign_in_is_lost_while_msal_for_python_writes_the_same_cache():
+    """8 `msal login --device-code` processes (the tool's defaults) x 6 rounds while 2 MSAL for Python processes save
+    into the same file in a loop through msal-extensions (its lock, a cache of about 2.6 MB): every sign-in the user
+    completed is kept with a refresh token that still works, MSAL for Python never gets a LockError, and nothing
+    either side saved is lost (unless msal-extensions itself went on without its lock, which it does after 5 s of
+    waiting; then its own in-place rewrites can lose entries with no other writer at all)."""
+    import sys
+    from conftest import ROOT
+
+    binaries = os.path.dirname(_msal_binary()[-1])
+    out = subprocess.run([sys.executable, os.path.join(str(ROOT), "Benchmarks", "cache_contention.py"), "--rounds", "6",
+                          "--bin", binaries], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    print("cache contention:", json.dumps(report))
+    assert report["signins_attempted"] == 48
+    assert report["signins_failed"] == 0, report["failure_messages"]
+    assert report["stale_refresh_tokens"] == 0 and report["refresh_errors"] == []
+    assert report["swift_accounts_missing"] == 0
+    assert report["python_lock_errors"] == 0
+    if report["python_create_failures"] == 0:
+        assert report["python_accounts_missing"] == 0 and report["python_padding_restores"] == 0
+
+
+def test_the_tool_never_sees_a_save_half_done(tmp_path):
+    """`msal accounts` (the tool's defaults) 30 times while MSAL for Python rewrites a 5 MB cache in place (truncate,
+    then write) under msal-extensions' lock, again and again: every run lists the account."""
+    import sys
+    import time
+    from conftest import ROOT
+
+    peer = os.path.join(str(ROOT), "Tests", "python", "cache_sharing_peer.py")
+    cache_file = tmp_path / "cache.json"
+    saved = subprocess.run([sys.executable, peer, "write", str(cache_file), "1", "1", "portalocker"],
+                           capture_output=True, text=True, timeout=120)
+    assert saved.returncode == 0, saved.stderr
+    arguments = ["accounts", "--json", "--cache", str(cache_file), "--client-id", "04b07795-8ddb-461a-bbee-02f9e1bf7b46",
+                 "--authority", "https://login.microsoftonline.com/organizations"]
+    rewriter = subprocess.Popen([sys.executable, peer, "rewrite", str(cache_file), "20"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # The rewrites have begun when the file has grown past its first size (bounded wait on that condition).
+        deadline = time.monotonic() + 60
+        while cache_file.stat().st_size < 1_000_000 and rewriter.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert cache_file.stat().st_size >= 1_000_000, "the rewriter never grew the cache"
+        seen = []
+        for _ in range(30):
+            out = run_msal(arguments, tmp_path)
+            assert out.returncode == 0, out.stderr
+            seen.append([a["username"] for a in json.loads(out.stdout)])
+        still_rewriting = rewriter.poll() is None
+    finally:
+        rewriter.kill()
+        rewriter.wait(timeout=30)
+    assert still_rewriting, "the rewriter stopped before the reads ended: nothing was tested"
+    assert seen == [["py1@contoso.example"]] * 30, [s for s in seen if s != ["py1@contoso.example"]]
