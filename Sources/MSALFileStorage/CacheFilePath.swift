@@ -13,7 +13,8 @@ import Darwin
 /// The storage changes (replaces, renames) only:
 /// - a regular file at the configured path, or no file there (it creates one);
 /// - through a symbolic link, a regular file that already holds a token cache (``CacheFilePath/recognizes``):
-///   MSAL for Python's write-through behaviour for a link to another cache.
+///   MSAL for Python's write-through behaviour for a link to another cache. The link must be this user's (or
+///   root's) and the file this user's.
 ///
 /// A link to anything else (another kind of file, a file that is not a cache, nothing at all) and any other kind
 /// of file at the path (a directory, a device, a FIFO) is refused with an error that names the path; nothing is
@@ -46,6 +47,9 @@ struct CacheFilePath: Sendable {
         case S_IFLNK: break
         default: throw refused("is not a regular file")
         }
+        // A link someone else planted is not followed (the kernel's protected_symlinks rule, which a link resolved
+        // here would otherwise bypass): the link must be this user's or root's.
+        guard info.st_uid == geteuid() || info.st_uid == 0 else { throw refused("is a symbolic link owned by another user") }
         var current = path
         for _ in 0..<32 {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -59,7 +63,12 @@ struct CacheFilePath: Sendable {
                 throw MSALFileTokenCacheStorage.failure("read the status of \(current)", errno)
             }
             switch next.st_mode & S_IFMT {
-            case S_IFREG: return .link(final: current, info: next)
+            case S_IFREG:
+                // Tokens are never written into a file another user owns (and could read).
+                guard next.st_uid == geteuid() else {
+                    throw refused("is a symbolic link to \(current), which another user owns")
+                }
+                return .link(final: current, info: next)
             case S_IFLNK: continue
             default: throw refused("is a symbolic link to \(current), which is not a regular file")
             }

@@ -104,6 +104,28 @@ struct ForeignFileCommandTests {
         #expect(scratch.facts(real)?.mode == 0o600)
     }
 
+    @Test(.enabled(if: geteuid() == 0, "needs root to give a decoy to another user"))
+    func aLinkToACacheAnotherUserOwnsIsRefused() async throws {
+        let setup = try await CommandLineTests.Setup.start()
+        defer { Task { await setup.emulator.stop() } }
+        let scratch = try Scratch(runner: setup.runner)
+        // Another user's cache file (a valid cache document): tokens must never be written where they can read them.
+        let theirs = scratch.directory.appendingPathComponent("theirs.json")
+        try Data("{}".utf8).write(to: theirs)
+        chmod(theirs.path, 0o666)
+        #expect(chown(theirs.path, 65534, 65534) == 0)
+        let link = scratch.directory.appendingPathComponent("c.json")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: theirs.path)
+        let before = try #require(scratch.facts(theirs))
+        for command in [["accounts"], ["login", "--device-code"]] {
+            let run = try await setup.runner.run(command + options(setup, cache: link))
+            #expect(run.status != 0)
+            #expect(run.stderr.contains(link.path) && run.stderr.contains("another user owns"), "\(run.stderr)")
+        }
+        let after = try #require(scratch.facts(theirs))
+        #expect(after.inode == before.inode && after.content == "{}")
+    }
+
     @Test func anUnreadableRegularFileAtThePathItselfIsSetAsideNeverALinksTarget() async throws {
         let setup = try await CommandLineTests.Setup.start()
         defer { Task { await setup.emulator.stop() } }
