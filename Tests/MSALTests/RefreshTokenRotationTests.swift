@@ -59,7 +59,7 @@ struct RefreshTokenRotationTests {
             if case .failure(let error) = outcome { return "\(error)" }
             return nil
         }
-        #expect(failures.isEmpty, "\(failures.count) of 50 failed: \(failures.first ?? "")")
+        #expect(failures.count == 0, "\(failures.count) of 50 failed: \(failures.first ?? "")")
         // One redemption per scope set, one after the other, each with the refresh token the previous one stored.
         #expect(http.tokenRequests == scopeSets.count)
         // And the refresh token stored last still works.
