@@ -11,13 +11,15 @@ struct AppTokenTarget: Sendable {
 }
 
 extension ClientEngine {
-    /// A cached app token for `request`, with no await and no network; nil when there is none usable (or the
-    /// authority was never resolved in this process, or anything about the request is off: the full path
-    /// reports that).
+    /// A cached app token for `request`, with no await and no network; nil when there is none usable (or anything
+    /// about the request is off: the full path reports that). Before the authority was resolved in this process,
+    /// the lookup that needs no resolution (``appTokenBeforeResolution(_:correlationId:)``) answers.
     func appTokenCacheHit(_ request: ClientCredentialsRequest) -> MSALAppTokenResult? {
         guard !request.forceRefresh, request.claims == nil, !request.scopes.isEmpty else { return nil }
         let descriptor = (request.authority ?? settings.authority).descriptor
-        guard let target = appTokenTargets.withLock({ $0[descriptor] }) else { return nil }
+        guard let target = appTokenTargets.withLock({ $0[descriptor] }) else {
+            return try? appTokenBeforeResolution(request, correlationId: request.correlationId)
+        }
         return try? cachedAppToken(request, target: target, allowRefreshOn: false)
     }
 
@@ -69,7 +71,7 @@ extension ClientEngine {
     /// at all, in every process (as a cached user token): looked up under the authority's host (and its known
     /// aliases) and its tenant as given, which is the cache `realm` when the tenant is named by its id. A tenant
     /// named by a domain is stored under its id, which only resolution tells: that lookup waits for it.
-    private func appTokenBeforeResolution(_ request: ClientCredentialsRequest,
+    func appTokenBeforeResolution(_ request: ClientCredentialsRequest,
                                           correlationId: UUID) throws -> MSALAppTokenResult? {
         guard !request.forceRefresh, request.claims == nil else { return nil }
         let descriptor = try requestAuthority(request.authority, correlationId: correlationId).descriptor
