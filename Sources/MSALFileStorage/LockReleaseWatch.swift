@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Wakes a waiter for the token cache lock the moment a file of the cache directory is deleted, which is how
