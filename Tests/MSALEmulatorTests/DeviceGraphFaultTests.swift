@@ -6,7 +6,10 @@ import Testing
 @Suite("Device code, Graph, faults and B2C")
 struct DeviceGraphFaultTests {
     @Test func deviceCodeStates() async throws {
-        let emulator = try await IdentityEmulator.start()
+        // A long polling interval: the second poll is "too fast" (within half of it) however slow the machine is.
+        var configuration = EmulatorConfiguration.default
+        configuration.lifetimes.deviceCodeInterval = 600
+        let emulator = try await IdentityEmulator.start(configuration)
         defer { Task { await emulator.stop() } }
         let client = TestClient(emulator)
         let start = try await client.post("/organizations/oauth2/v2.0/devicecode", form: [("client_id", emulator.clientId), ("scope", "openid offline_access User.Read")]).json

@@ -8,7 +8,11 @@ import Testing
 /// proxies from the environment.
 @Suite("HTTP transport")
 struct HTTPTransportTests {
-    static func get(_ url: String, timeout: TimeInterval = 5) -> HTTPTransportRequest {
+    /// What these tests wait for a local server at most. It only bounds a hang: none of them is about timing, and
+    /// setting up TLS (trust roots, handshake) on a loaded 2-core machine can take several seconds.
+    static let hangBound: TimeInterval = 30
+
+    static func get(_ url: String, timeout: TimeInterval = hangBound) -> HTTPTransportRequest {
         HTTPTransportRequest(method: "GET", url: URL(string: url)!, timeout: timeout)
     }
 
@@ -18,7 +22,7 @@ struct HTTPTransportTests {
         let server = try await TestHTTPServer.start { _ in .redirect(307, to: "\(thief.baseURL)/x") }
         defer { Task { await server.stop(); await thief.stop() } }
         let response = try await HTTPTransport.shared.send(HTTPTransportRequest(
-            method: "POST", url: URL(string: "\(server.baseURL)/token")!, body: Data("code=c".utf8), timeout: 5))
+            method: "POST", url: URL(string: "\(server.baseURL)/token")!, body: Data("code=c".utf8), timeout: Self.hangBound))
         #expect(response.statusCode == 307)
         #expect(response.headers.contains { $0.name.lowercased() == "location" })
         #expect(thief.requests.isEmpty)
@@ -101,7 +105,7 @@ struct HTTPTransportTests {
         defer { try? FileManager.default.removeItem(at: certificateDirectory) }
         let both = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM],
                                      environment: ["SSL_CERT_DIR": certificateDirectory.path, "SSL_CERT_FILE": emulator.caCertificateURL.path])
-        let viaBoth = try await both.send(MSALHTTPRequest(method: "GET", url: URL(string: metadata)!, timeout: 5))
+        let viaBoth = try await both.send(MSALHTTPRequest(method: "GET", url: URL(string: metadata)!, timeout: Self.hangBound))
         #expect(viaBoth.statusCode == 200)
         try await both.transport.shutdown()
         let dirAndBundle = HTTPTransport(configuration: .fromEnvironment(["SSL_CERT_DIR": certificateDirectory.path,
@@ -111,7 +115,7 @@ struct HTTPTransportTests {
 
         // Through MSAL's client, with the CA handed over as PEM.
         let client = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
-        let viaMSAL = try await client.send(MSALHTTPRequest(method: "GET", url: URL(string: metadata)!, timeout: 5))
+        let viaMSAL = try await client.send(MSALHTTPRequest(method: "GET", url: URL(string: metadata)!, timeout: Self.hangBound))
         #expect(viaMSAL.statusCode == 200)
         try await client.transport.shutdown()
     }
