@@ -8,8 +8,8 @@ import Darwin
 
 /// The active account of each application and cache: `$XDG_STATE_HOME/msal/active-accounts.json` (else
 /// `~/.local/state/msal/`), a JSON object from "<client id> <cache location>" to a home account id. Written whole
-/// to a temporary file created exclusively and renamed (mode 0600, ``PrivateFiles``); a file that cannot be read counts as empty, so that it never stops
-/// a command — it only names a preference.
+/// to a temporary file created exclusively and renamed (mode 0600, `PrivateFiles`); a file that cannot be read
+/// counts as empty, so that it never stops a command — it only names a preference.
 struct ActiveAccountStore {
     let file: URL
 

@@ -14,10 +14,11 @@ struct MSALCommand: AsyncParsableCommand {
         (MSAL_AUTHORITY), --tenant (MSAL_TENANT), --client-id (MSAL_CLIENT_ID), --scopes (MSAL_SCOPES), \
         --redirect-uri (MSAL_REDIRECT_URI), --cache (MSAL_CACHE), --account (MSAL_ACCOUNT), --known-authority \
         (MSAL_KNOWN_AUTHORITIES), --graph-endpoint (MSAL_GRAPH_ENDPOINT), --profile (MSAL_PROFILE), --timeout \
-        (MSAL_TIMEOUT: seconds to wait for each answer, default 30), --json (MSAL_JSON=1). A flag or variable wins over the profile of the configuration file \
-        $XDG_CONFIG_HOME/msal/config.json (MSAL_CONFIG names another), which wins over the defaults. Without \
-        --cache, tokens are kept in MSAL's encrypted default cache (`msal status` says how). The tool declares the \
-        cp1 client capability (continuous access evaluation); MSAL_CLIENT_CAPABILITIES="" declares none.
+        (MSAL_TIMEOUT: seconds to wait for each answer, default 30), --json (MSAL_JSON=1). A flag or variable \
+        wins over the profile of the configuration file $XDG_CONFIG_HOME/msal/config.json (MSAL_CONFIG names \
+        another), which wins over the defaults. Without --cache, tokens are kept in MSAL's encrypted default cache \
+        (`msal status` says how). The tool declares the cp1 client capability (continuous access evaluation); \
+        MSAL_CLIENT_CAPABILITIES="" declares none.
 
         Shell completion: msal --generate-completion-script bash|zsh|fish. Installed with scripts/install.sh, \
         with a man page (man msal).

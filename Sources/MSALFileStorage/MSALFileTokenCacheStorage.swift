@@ -54,22 +54,23 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
     ///   - fileURL: the cache file; its directory is created (mode 0700) on the first write if missing.
     ///   - lockTimeout: how long to wait for the cross-process lock before failing (default 10 seconds).
     ///   - setAsideHandler: called after an unreadable cache file was moved aside (see ``setAside(version:)``).
-    public init(fileURL: URL = MSALFileTokenCacheStorage.defaultFileURL(), lockTimeout: TimeInterval = 10,
-                setAsideHandler: (@Sendable (_ file: URL, _ movedTo: URL) -> Void)? = nil) {
-        self.fileURL = fileURL
-        self.lockTimeout = lockTimeout
-        self.setAsideHandler = setAsideHandler
-        self.path = fileURL.path
-        self.lockPath = fileURL.path + ".lockfile"
-        self.cachePath = CacheFilePath(path: fileURL.path, recognizes: MSALCacheCodec.isTokenCacheDocument)
+    public convenience init(fileURL: URL = MSALFileTokenCacheStorage.defaultFileURL(), lockTimeout: TimeInterval = 10,
+                            setAsideHandler: (@Sendable (_ file: URL, _ movedTo: URL) -> Void)? = nil) {
+        self.init(fileURL: fileURL, lockTimeout: lockTimeout, setAsideHandler: setAsideHandler,
+                  recognizes: MSALCacheCodec.isTokenCacheDocument)
     }
 
     /// A storage whose file holds data recognized by `recognizes` (an encrypted cache, a signal file) rather than
     /// a JSON cache document: a symbolic link is followed only to a file it recognizes.
-    package init(fileURL: URL, lockTimeout: TimeInterval = 10, recognizes: @escaping @Sendable (Data) -> Bool) {
+    package convenience init(fileURL: URL, lockTimeout: TimeInterval = 10, recognizes: @escaping @Sendable (Data) -> Bool) {
+        self.init(fileURL: fileURL, lockTimeout: lockTimeout, setAsideHandler: nil, recognizes: recognizes)
+    }
+
+    private init(fileURL: URL, lockTimeout: TimeInterval, setAsideHandler: (@Sendable (URL, URL) -> Void)?,
+                 recognizes: @escaping @Sendable (Data) -> Bool) {
         self.fileURL = fileURL
         self.lockTimeout = lockTimeout
-        self.setAsideHandler = nil
+        self.setAsideHandler = setAsideHandler
         self.path = fileURL.path
         self.lockPath = fileURL.path + ".lockfile"
         self.cachePath = CacheFilePath(path: fileURL.path, recognizes: recognizes)
@@ -118,7 +119,7 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         let fd = try cachePath.openForReading(file)
         defer { close(fd) }
         let stored = try Self.readAll(fd)
-        if file != path, !Self.isBlank(stored.data), !cachePath.recognizes(stored.data) {
+        if file != path, !MSALCacheCodec.isBlank(stored.data), !cachePath.recognizes(stored.data) {
             throw cachePath.notACache(file)
         }
         return stored
@@ -176,32 +177,11 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
             target = final
             mode &= info.st_mode
         }
-        let directory = (target as NSString).deletingLastPathComponent
-        try Self.makeDirectory(directory)
-        let temporary = directory + "/." + (target as NSString).lastPathComponent
-            + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { throw Self.failure("create a temporary token cache file", errno) }
-        var succeeded = false
-        defer { if !succeeded { unlink(temporary) } }
         do {
-            defer { close(fd) }
-            guard fchmod(fd, mode) == 0 else { throw Self.failure("protect the token cache file", errno) }
-            try data.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw Self.failure("write the token cache file", errno)
-                    }
-                    offset += n
-                }
-            }
-            guard fsync(fd) == 0 else { throw Self.failure("flush the token cache file", errno) }
+            try PrivateFiles.replace(target, with: data, mode: UInt32(mode))
+        } catch let error as PrivateFiles.Failure {
+            throw Self.failure(error.action, error.code)
         }
-        guard rename(temporary, target) == 0 else { throw Self.failure("replace the token cache file", errno) }
-        succeeded = true
         var info = stat()
         guard stat(path, &info) == 0 else { throw Self.failure("read the status of the token cache file", errno) }
         return Self.version(info)
@@ -250,18 +230,13 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         return MSALTokenCacheStorageVersion(identity: UInt64(info.st_ino), size: Int64(info.st_size), modificationTime: modified)
     }
 
-    /// Creates `directory` and missing parents, each new one with mode 0700.
+    /// Creates `directory` and missing parents, each new one with mode 0700 (``PrivateFiles``).
     static func makeDirectory(_ directory: String) throws {
-        if mkdir(directory, 0o700) == 0 || errno == EEXIST { return }
-        guard errno == ENOENT else { throw failure("create the token cache directory", errno) }
-        let parent = (directory as NSString).deletingLastPathComponent
-        guard parent != directory, !parent.isEmpty else { throw failure("create the token cache directory", ENOENT) }
-        try makeDirectory(parent)
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw failure("create the token cache directory", errno) }
-    }
-
-    private static func isBlank(_ data: Data) -> Bool {
-        data.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        do {
+            try PrivateFiles.makeDirectory(directory)
+        } catch let error as PrivateFiles.Failure {
+            throw failure(error.action, error.code)
+        }
     }
 
     static func failure(_ action: String, _ code: Int32) -> MSALErrorInfo {
@@ -279,16 +254,5 @@ private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: 
     Musl.read(fd, buffer, count)
     #else
     Darwin.read(fd, buffer, count)
-    #endif
-}
-
-@inline(__always)
-private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(fd, buffer, count)
-    #elseif canImport(Musl)
-    Musl.write(fd, buffer, count)
-    #else
-    Darwin.write(fd, buffer, count)
     #endif
 }

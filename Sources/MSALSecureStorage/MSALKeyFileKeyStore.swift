@@ -1,5 +1,6 @@
 public import Crypto
 public import Foundation
+import MSALCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -127,17 +128,12 @@ public struct MSALKeyFileKeyStore: MSALTokenCacheKeyStore {
     }
 }
 
-/// Creates `directory` and missing parents, each new one with mode 0700.
+/// Creates `directory` and missing parents, each new one with mode 0700 (``PrivateFiles``).
 func makeDirectory(_ directory: String) throws {
-    if mkdir(directory, 0o700) == 0 || errno == EEXIST { return }
-    let code = errno
-    let parent = (directory as NSString).deletingLastPathComponent
-    guard code == ENOENT, parent != directory, !parent.isEmpty else {
+    do {
+        try PrivateFiles.makeDirectory(directory)
+    } catch let error as PrivateFiles.Failure {
         throw MSALTokenCacheProtectionError.keyStoreUnavailable(
-            "could not create \(directory): \(String(cString: strerror(code))) (errno \(code))")
-    }
-    try makeDirectory(parent)
-    if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-        throw MSALTokenCacheProtectionError.keyStoreUnavailable("could not create \(directory)")
+            "could not \(error.action): \(String(cString: strerror(error.code))) (errno \(error.code))")
     }
 }

@@ -7,8 +7,8 @@ import Musl
 import Darwin
 #endif
 
-/// Writing the package's small files (the active-account file, the emulator's CA certificate and challenge keys)
-/// without ever following a planted link or exposing content:
+/// Writing the package's files (the token cache files, the active-account file, the emulator's CA certificate and
+/// challenge keys) without ever following a planted link or exposing content:
 ///
 /// - directories are created with mode 0700 (missing parents too); existing ones are left as they are;
 /// - a file is written to a temporary file created exclusively (`O_EXCL | O_NOFOLLOW`, an unpredictable name, the
@@ -16,8 +16,16 @@ import Darwin
 ///   replaces a link there instead of following it;
 /// - a new file is created exclusively (``createNew(_:at:mode:)``), so nothing that exists is ever opened.
 package enum PrivateFiles {
+    /// A failed system call: what was being done, and its `errno`.
     package struct Failure: Error, CustomStringConvertible {
-        package let description: String
+        /// What was being done, as in "create /path".
+        package let action: String
+        /// The `errno` of the failed call.
+        package let code: Int32
+
+        package var description: String {
+            "Could not \(action): \(String(cString: strerror(code))) (errno \(code))."
+        }
     }
 
     /// Creates `directory` and its missing parents, each new one with mode 0700.
@@ -73,6 +81,6 @@ package enum PrivateFiles {
     }
 
     private static func failure(_ action: String) -> Failure {
-        Failure(description: "Could not \(action): \(String(cString: strerror(errno))) (errno \(errno)).")
+        Failure(action: action, code: errno)
     }
 }

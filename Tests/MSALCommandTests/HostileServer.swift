@@ -37,6 +37,12 @@ final class HostileServer: @unchecked Sendable {
 
     init(handler: @escaping Handler) throws {
         self.handler = handler
+        (socketDescriptor, port) = try Self.listeningSocket(backlog: 16)
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// A TCP socket listening on 127.0.0.1 on a port of the kernel's choosing, and that port.
+    static func listeningSocket(backlog: Int32) throws -> (descriptor: Int32, port: UInt16) {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -50,7 +56,7 @@ final class HostileServer: @unchecked Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic -> Bool in
-                bind(descriptor, generic, length) == 0 && listen(descriptor, 16) == 0
+                bind(descriptor, generic, length) == 0 && listen(descriptor, backlog) == 0
                     && getsockname(descriptor, generic, &length) == 0
             }
         }
@@ -58,9 +64,7 @@ final class HostileServer: @unchecked Sendable {
             close(descriptor)
             throw POSIXError(.EADDRNOTAVAIL)
         }
-        socketDescriptor = descriptor
-        port = UInt16(bigEndian: address.sin_port)
-        Thread.detachNewThread { [self] in acceptLoop() }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 
     /// Stops accepting connections.

@@ -17,26 +17,7 @@ struct TimeoutCommandTests {
         let port: UInt16
 
         init() throws {
-            #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-            #endif
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic -> Bool in
-                    bind(fd, generic, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, generic, &length) == 0
-                }
-            }
-            guard fd >= 0, bound else {
-                if fd >= 0 { close(fd) }
-                throw POSIXError(.EADDRNOTAVAIL)
-            }
-            descriptor = fd
-            port = UInt16(bigEndian: address.sin_port)
+            (descriptor, port) = try HostileServer.listeningSocket(backlog: 64)
         }
 
         deinit { close(descriptor) }

@@ -40,7 +40,12 @@ extension MSALCacheCodec {
     /// Whether `data` is a token cache document: a JSON object MSAL can read, not blank. The file storage follows a
     /// symbolic link only to a file that passes this check, so that a link to any other file is never changed.
     package static func isTokenCacheDocument(_ data: Data) -> Bool {
-        guard data.contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { return false }
-        return (try? TokenCacheDocument.parse(data)) != nil
+        !isBlank(data) && (try? TokenCacheDocument.parse(data)) != nil
+    }
+
+    /// Whether `data` holds nothing but JSON whitespace: an empty cache, or a file another program has just
+    /// truncated to rewrite it.
+    package static func isBlank(_ data: Data) -> Bool {
+        data.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
     }
 }

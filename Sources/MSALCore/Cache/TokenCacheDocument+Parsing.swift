@@ -11,7 +11,7 @@ extension TokenCacheDocument {
     ///   object (MSAL could not add to it without losing it). The message never contains cache content.
     static func parse(_ data: Data) throws -> TokenCacheDocument {
         let document = TokenCacheDocument()
-        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return document }
+        if MSALCacheCodec.isBlank(data) { return document }
         do {
             try data.withUnsafeBytes { raw in
                 var reader = CacheJSONReader(raw.bindMemory(to: UInt8.self))

@@ -82,8 +82,8 @@ final class TokenCacheDocument {
     /// `environments` ignoring case, requires `scopes` ⊆ `target` (ignoring case) and a `token_type` of
     /// Bearer or none; with `assertionHash`, only on-behalf-of tokens obtained with that incoming assertion; only
     /// tokens an application with the client capabilities of `capabilities` (a stored marker; nil: none) may use
-    /// (``usableWithCapabilities(_:_:)``). When
-    /// several match, returns the one expiring last, preferring tokens requested with exactly those capabilities. Expiry is the caller's check.
+    /// (``usableWithCapabilities(_:_:)``). When several match, returns the one expiring last, preferring tokens
+    /// requested with exactly those capabilities. Expiry is the caller's check.
     func findAccessToken(homeAccountId: String, environments: [String], clientId: String, realm: String, scopes: ScopeSet,
                          assertionHash: String? = nil, capabilities: String? = nil) -> AccessTokenEntry?
     {

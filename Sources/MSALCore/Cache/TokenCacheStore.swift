@@ -105,7 +105,7 @@ final class TokenCacheStore {
             isLoaded = true
             return .loaded
         }
-        if !trustEmpty && Self.isBlank(stored.data) { return .suspect(stored.version) }
+        if !trustEmpty && MSALCacheCodec.isBlank(stored.data) { return .suspect(stored.version) }
         let parsed: TokenCacheDocument
         do {
             parsed = try TokenCacheDocument.parse(stored.data)
@@ -158,10 +158,5 @@ final class TokenCacheStore {
             throw MSALErrorInfo.internal(
                 .internalErrorUnexpected, "The token cache storage keeps returning unreadable data.")
         }
-    }
-
-    /// Whether `data` holds nothing but JSON whitespace.
-    private static func isBlank(_ data: Data) -> Bool {
-        data.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
     }
 }

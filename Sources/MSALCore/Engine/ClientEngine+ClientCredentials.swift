@@ -71,8 +71,7 @@ extension ClientEngine {
     /// at all, in every process (as a cached user token): looked up under the authority's host (and its known
     /// aliases) and its tenant as given, which is the cache `realm` when the tenant is named by its id. A tenant
     /// named by a domain is stored under its id, which only resolution tells: that lookup waits for it.
-    func appTokenBeforeResolution(_ request: ClientCredentialsRequest,
-                                          correlationId: UUID) throws -> MSALAppTokenResult? {
+    func appTokenBeforeResolution(_ request: ClientCredentialsRequest, correlationId: UUID) throws -> MSALAppTokenResult? {
         guard !request.forceRefresh, request.claims == nil else { return nil }
         let descriptor = try requestAuthority(request.authority, correlationId: correlationId).descriptor
         guard descriptor.kind != .b2c, descriptor.tenantKind == .specific else { return nil }
