@@ -14,9 +14,8 @@ extension MSALConfidentialClientApplication {
     public func loadAccount(forIdentifier identifier: String) async throws -> MSALAccount? {
         let correlationId = CorrelationID.next()
         return try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [self] in
-            try await onPartition(identifier) { [engine] in
-                try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: identifier)).first
-            }
+            try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: identifier),
+                                cache: await port(identifier)).first
         }
     }
 
@@ -34,27 +33,20 @@ extension MSALConfidentialClientApplication {
         return Base64URL.encode(Data(SHA256.hash(data: Data(assertion.utf8))))
     }
 
-    // MARK: Running calls on a partition
+    // MARK: The token cache port of a call
 
-    /// Runs `body` on `partition` when the application has a partitioned cache (or directly when it has none or
-    /// the partition is unknown). `exclusive`: under the partition's lock from the start, for calls that change the
-    /// partition without a token request.
-    func onPartition<T: Sendable>(_ partition: String?, exclusive: Bool = false,
-                                  _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        guard let partitioned, let partition, !partition.isEmpty else { return try await body() }
-        return try await partitioned.run(partition, exclusive: exclusive, owner: cacheOwnerId, body)
+    /// The port a call on `partition` uses: the partition's, opened from memory or the storage, when the application
+    /// has a partitioned cache (and the partition is known); else the application's own cache.
+    func port(_ partition: String?) async -> any TokenCachePort {
+        guard let partitioned, let partition, !partition.isEmpty else { return engine.cache }
+        return await partitioned.port(partition)
     }
 
-    /// Runs `body` synchronously on `partition` when it is in memory; without a partitioned cache, directly.
-    func onMemoryPartition<T>(_ partition: String?, _ body: () -> T?) -> T? {
-        guard let partitioned else { return body() }
-        guard let partition else { return nil }
-        return partitioned.withMemoryPartition(partition, owner: cacheOwnerId, body)
-    }
-
-    /// Runs an authorization code redemption, whose partition (the account) is known from its result only.
-    func onNewAccountPartition(_ body: @escaping @Sendable () async throws -> MSALResult) async throws -> MSALResult {
-        guard let partitioned else { return try await body() }
-        return try await partitioned.runThenStore(owner: cacheOwnerId, partition: { $0.account.identifier }, body)
+    /// ``port(_:)`` with no I/O: nil when the partition is not in memory (without a partitioned cache, the
+    /// application's own cache).
+    func memoryPort(_ partition: String?) -> (any TokenCachePort)? {
+        guard let partitioned else { return engine.cache }
+        guard let partition, !partition.isEmpty else { return nil }
+        return partitioned.memoryPort(partition)
     }
 }

@@ -26,9 +26,10 @@ extension MSALConfidentialClientApplication {
                              response: [String: String]) async throws -> MSALResult {
         let correlationId = CorrelationID.next()
         return try await ErrorBoundary.run(.interactive, correlationId: correlationId) { [self] in
-            try await onNewAccountPartition { [engine] in
-                try await engine.measured {
-                    try await engine.acquireToken(byAuthorizationCodeFlow: flow, response: response, correlationId: correlationId)
+            try await engine.measured {
+                try await engine.acquireToken(byAuthorizationCodeFlow: flow, response: response,
+                                              correlationId: correlationId) { [self] homeAccountId in
+                    await port(homeAccountId)
                 }
             }
         }
@@ -40,9 +41,7 @@ extension MSALConfidentialClientApplication {
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         let request = parameters.silentRequest()
         return try await ErrorBoundary.run(.silent, correlationId: request.correlationId) { [self] in
-            try await onPartition(request.account?.identifier) { [engine] in
-                try await engine.acquireTokenSilentMeasured(request)
-            }
+            try await engine.acquireTokenSilentMeasured(request, cache: await port(request.account?.identifier))
         }
     }
 
@@ -64,10 +63,8 @@ extension MSALConfidentialClientApplication {
     /// in memory: ``loadAccount(forIdentifier:)`` reads it from the storage too.
     public func account(forIdentifier identifier: String) throws -> MSALAccount? {
         try ErrorBoundary.runSync(.accounts, correlationId: CorrelationID.next()) {
-            let found: Result<MSALAccount?, any Error>? = onMemoryPartition(identifier) {
-                Result { try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: identifier)).first }
-            }
-            return try found?.get() ?? nil
+            guard let port = memoryPort(identifier) else { return nil }
+            return try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: identifier), cache: port).first
         }
     }
 
@@ -77,11 +74,9 @@ extension MSALConfidentialClientApplication {
     public func signOut(_ account: MSALAccount, postLogoutRedirectUri: String? = nil) async throws -> URL? {
         let correlationId = CorrelationID.next()
         return try await ErrorBoundary.run(.signOut, correlationId: correlationId) { [self] in
-            try await onPartition(account.identifier, exclusive: true) { [engine] in
-                try await engine.signOut(account, fromBrowser: true,
-                                         extraQueryParameters: postLogoutRedirectUri.map { ["post_logout_redirect_uri": $0] },
-                                         correlationId: correlationId)
-            }
+            try await engine.signOut(account, fromBrowser: true,
+                                     extraQueryParameters: postLogoutRedirectUri.map { ["post_logout_redirect_uri": $0] },
+                                     correlationId: correlationId, cache: await port(account.identifier))
         }
     }
 }

@@ -21,8 +21,6 @@ public final class MSALConfidentialClientApplication: Sendable {
     let engine: ClientEngine
     /// The partitioned token cache, when the configuration has one.
     let partitioned: PartitionedCache?
-    /// The identity of the engine's cache owner, which partition bindings name.
-    let cacheOwnerId: ObjectIdentifier
     private let configurationCopy: MSALConfidentialClientApplicationConfig
 
     /// Creates an application. Throws ``MSALInternalError/internalErrorInvalidParameter`` for an empty or
@@ -36,19 +34,17 @@ public final class MSALConfidentialClientApplication: Sendable {
         var settings = try EngineSettings(snapshot.engineView())
         settings.credential = snapshot.clientCredential
         let clock = snapshot.clock ?? MSALSystemClock()
-        var http = snapshot.httpClient ?? platform.httpClient
-        let cache: CacheOwner
+        let http = snapshot.httpClient ?? platform.httpClient
+        let cache: DocumentCachePort
         if let partitionedConfig = snapshot.partitionedCache {
-            // Calls work on one partition each (PartitionBinding); outside a call the cache is empty.
-            cache = CacheOwner(store: TokenCacheStore(storage: MSALInMemoryTokenCacheStorage(), log: settings.log))
-            http = PartitionGuardHTTPClient(base: http, owner: ObjectIdentifier(cache))
+            // Calls work on a port of their partition each; the application's own document stays empty.
+            cache = DocumentCachePort(store: TokenCacheStore(storage: MSALInMemoryTokenCacheStorage(), log: settings.log))
             partitioned = PartitionedCache(config: partitionedConfig, log: settings.log, clock: clock)
         } else {
             let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
-            cache = CacheOwner(store: TokenCacheStore(storage: storage, log: settings.log))
+            cache = DocumentCachePort(store: TokenCacheStore(storage: storage, log: settings.log))
             partitioned = nil
         }
-        cacheOwnerId = ObjectIdentifier(cache)
         engine = ClientEngine(settings: settings, http: http, clock: clock, cache: cache)
         configurationCopy = snapshot
     }
@@ -68,11 +64,10 @@ public final class MSALConfidentialClientApplication: Sendable {
     public func acquireTokenForClient(with parameters: MSALClientCredentialParameters) async throws -> MSALAppTokenResult {
         let request = parameters.request()
         let partition = partitioned == nil ? nil : appPartition(request.authority)
-        if let hit = onMemoryPartition(partition, { engine.appTokenCacheHit(request) }) { return hit }
+        if let port = memoryPort(partition), let hit = engine.appTokenCacheHit(request, cache: port) { return hit }
         return try await ErrorBoundary.run(.clientCredentials, correlationId: request.correlationId) { [self] in
-            try await onPartition(partition) { [engine] in
-                try await engine.measured { try await engine.acquireTokenForClient(request) }
-            }
+            let port = await self.port(partition)
+            return try await engine.measured { try await engine.acquireTokenForClient(request, cache: port) }
         }
     }
 
@@ -91,7 +86,7 @@ public final class MSALConfidentialClientApplication: Sendable {
         let correlationId = CorrelationID.next()
         try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [self] in
             let partition = partitioned == nil ? nil : appPartition(nil)
-            try await onPartition(partition, exclusive: true) { [engine] in try engine.removeTokensForClient() }
+            try await engine.removeTokensForClient(cache: await port(partition))
         }
     }
 
@@ -123,9 +118,8 @@ extension MSALConfidentialClientApplication {
     public func acquireTokenOnBehalfOf(with parameters: MSALOnBehalfOfParameters) async throws -> MSALResult {
         let request = parameters.request()
         return try await ErrorBoundary.run(.clientCredentials, correlationId: request.correlationId) { [self] in
-            try await onPartition(partitioned == nil ? nil : Self.onBehalfOfPartition(request)) { [engine] in
-                try await engine.measured { try await engine.acquireTokenOnBehalfOf(request) }
-            }
+            let port = await self.port(partitioned == nil ? nil : Self.onBehalfOfPartition(request))
+            return try await engine.measured { try await engine.acquireTokenOnBehalfOf(request, cache: port) }
         }
     }
 

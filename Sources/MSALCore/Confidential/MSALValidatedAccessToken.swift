@@ -59,8 +59,7 @@ extension ClientEngine {
         guard !trimmed.isEmpty, trimmed.utf8.count <= 64 * 1024, let token = try? IdToken(raw: trimmed) else {
             throw refuse("it is not a JWT")
         }
-        let resolved = try await resolver.resolve(settings.authority.descriptor, knownAuthorities: settings.knownAuthorities,
-                                                  http: http, correlationId: correlationId, timeout: settings.http.timeout)
+        let resolved = try await resolve(settings.authority.descriptor, correlationId: correlationId)
         let check = try await signingKeys.check(
             for: token, metadata: resolved.metadata,
             context: RequestContext(http: http, correlationId: correlationId, timeout: settings.http.timeout),

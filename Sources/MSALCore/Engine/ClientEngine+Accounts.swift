@@ -2,16 +2,17 @@ import Foundation
 
 extension ClientEngine {
     /// Every account of this application in the cache, with its tenant profiles.
-    func allAccounts(onlySignedIn: Bool = true) throws -> [MSALAccount] {
-        try cache.read { document in
+    func allAccounts(onlySignedIn: Bool = true, cache: (any TokenCachePort)? = nil) throws -> [MSALAccount] {
+        try (cache ?? self.cache).read { document in
             let homeIds = orderedHomeAccountIds(document.accounts(environments: nil))
             return homeIds.flatMap { buildAccounts(document, homeAccountId: $0, onlySignedIn: onlySignedIn) }
         }
     }
 
     /// The accounts matching `parameters`.
-    func accounts(matching parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
-        try allAccounts(onlySignedIn: parameters.returnOnlySignedInAccounts).filter { account in
+    func accounts(matching parameters: MSALAccountEnumerationParameters,
+                  cache: (any TokenCachePort)? = nil) throws -> [MSALAccount] {
+        try allAccounts(onlySignedIn: parameters.returnOnlySignedInAccounts, cache: cache).filter { account in
             if let identifier = parameters.identifier, account.identifier?.lowercased() != identifier.lowercased() { return false }
             if let username = parameters.username,
                account.username?.caseInsensitiveCompare(username) != .orderedSame { return false }
@@ -27,15 +28,37 @@ extension ClientEngine {
     /// tokens and its account entries; with `everyClient` (``MSALSignoutParameters/wipeAccount``) the refresh
     /// tokens of every application sharing the cache too, which signs the account out of all of them.
     func remove(_ account: MSALAccount, everyClient: Bool = false) throws {
+        let (homeAccountId, environments) = try removal(account)
+        try cache.updateNow { document in
+            removeAccount(document, homeAccountId: homeAccountId, environments: environments, everyClient: everyClient)
+        }
+        forgetCurrent(homeAccountId)
+    }
+
+    /// ``remove(_:everyClient:)`` through `cache` (a partition of a partitioned cache).
+    func remove(_ account: MSALAccount, everyClient: Bool, cache: any TokenCachePort) async throws {
+        let (homeAccountId, environments) = try removal(account)
+        try await cache.update { [self] document in
+            removeAccount(document, homeAccountId: homeAccountId, environments: environments, everyClient: everyClient)
+        }
+        forgetCurrent(homeAccountId)
+    }
+
+    private func removal(_ account: MSALAccount) throws -> (homeAccountId: String, environments: [String]) {
         guard let homeAccountId = account.identifier else {
             throw MSALErrorInfo.invalidParameter("The account has no identifier.")
         }
-        let environments = KnownAliases.expand([account.environment, settings.authority.descriptor.host])
-        try cache.update { document in
-            let familyId = document.appMetadata(environments: environments, clientId: settings.clientId)?.familyId
-            document.removeAccount(homeAccountId: homeAccountId, environments: environments,
-                                   clientId: settings.clientId, familyId: familyId, everyClient: everyClient)
-        }
+        return (homeAccountId, KnownAliases.expand([account.environment, settings.authority.descriptor.host]))
+    }
+
+    private func removeAccount(_ document: TokenCacheDocument, homeAccountId: String, environments: [String],
+                               everyClient: Bool) {
+        let familyId = document.appMetadata(environments: environments, clientId: settings.clientId)?.familyId
+        document.removeAccount(homeAccountId: homeAccountId, environments: environments,
+                               clientId: settings.clientId, familyId: familyId, everyClient: everyClient)
+    }
+
+    private func forgetCurrent(_ homeAccountId: String) {
         currentAccountMemory.withLock { current in
             if current?.identifier == homeAccountId { current = nil }
         }

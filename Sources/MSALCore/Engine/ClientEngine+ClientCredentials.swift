@@ -10,79 +10,74 @@ struct AppTokenTarget: Sendable {
     var environments: [String]
 }
 
+/// A client credentials request (RFC 6749 §4.4): the cached app token of this client, tenant and scopes, else the
+/// grant.
+struct AppTokenPlan: AcquisitionPlan {
+    let engine: ClientEngine
+    let request: ClientCredentialsRequest
+    let target: AppTokenTarget
+
+    var correlationId: UUID { request.correlationId }
+    var forceRefresh: Bool { request.forceRefresh }
+    var hasClaims: Bool { request.claims != nil }
+    var tokenName: String { "app token" }
+    var flightKey: String {
+        ["app", target.resolved.metadata.tokenEndpoint.absoluteString.lowercased(),
+         Scopes.requestParameter(request.scopes).lowercased(), request.claims ?? "",
+         request.forceRefresh ? "force" : ""].joined(separator: "|")
+    }
+    var lockKey: String { flightKey }
+    var lockTimeout: TimeInterval { engine.refreshLockTimeout }
+
+    func lookUp(in cache: any TokenCachePort) async throws -> CachedToken<MSALAppTokenResult>? {
+        try engine.cachedAppToken(request, environments: target.environments, realm: target.realm, cache: cache)
+    }
+
+    func obtain(using cache: any TokenCachePort, redemption: SilentFlowStateMachine) async throws -> MSALAppTokenResult {
+        try await engine.requestAppToken(request, target: target, cache: cache)
+    }
+}
+
 extension ClientEngine {
     /// A cached app token for `request`, with no await and no network; nil when there is none usable (or anything
     /// about the request is off: the full path reports that). Before the authority was resolved in this process,
-    /// the lookup that needs no resolution (``appTokenBeforeResolution(_:correlationId:)``) answers.
-    func appTokenCacheHit(_ request: ClientCredentialsRequest) -> MSALAppTokenResult? {
+    /// the lookup that needs no resolution answers.
+    func appTokenCacheHit(_ request: ClientCredentialsRequest, cache: (any TokenCachePort)? = nil) -> MSALAppTokenResult? {
         guard !request.forceRefresh, request.claims == nil, !request.scopes.isEmpty else { return nil }
+        let port = cache ?? self.cache
         let descriptor = (request.authority ?? settings.authority).descriptor
         guard let target = appTokenTargets.withLock({ $0[descriptor] }) else {
-            return try? appTokenBeforeResolution(request, correlationId: request.correlationId)
+            return try? appTokenBeforeResolution(request, correlationId: request.correlationId, cache: port)
         }
-        return try? cachedAppToken(request, target: target, allowRefreshOn: false)
+        return try? cachedAppToken(request, environments: target.environments, realm: target.realm, cache: port)
+            .flatMap { policy.isReturnable($0.times, now: clock.now()) ? $0.output(false) : nil }
     }
 
-    /// Client credentials (RFC 6749 §4.4): the cached app token of this client, tenant and scopes, else a new
-    /// one. Concurrent requests for the same token share one token request.
-    func acquireTokenForClient(_ request: ClientCredentialsRequest) async throws -> MSALAppTokenResult {
+    /// Client credentials (RFC 6749 §4.4), through the acquisition driver. A valid cached token of a tenant named
+    /// by its id is returned before the authority is resolved, so that it costs no request at all in any process.
+    func acquireTokenForClient(_ request: ClientCredentialsRequest,
+                               cache: (any TokenCachePort)? = nil) async throws -> MSALAppTokenResult {
+        let port = cache ?? self.cache
         let correlationId = request.correlationId
         try ClientCredentialScopes.validate(request.scopes, correlationId: correlationId)
-        if let hit = try appTokenBeforeResolution(request, correlationId: correlationId) { return hit }
+        if let hit = try appTokenBeforeResolution(request, correlationId: correlationId, cache: port) { return hit }
         let target = try await appTokenTarget(request, correlationId: correlationId)
-        if !request.forceRefresh, request.claims == nil,
-           let hit = try cachedAppToken(request, target: target, allowRefreshOn: false) {
-            return hit
-        }
-        noteAppTokenRefreshReason(request, target: target)
-        let key = [target.resolved.metadata.tokenEndpoint.absoluteString.lowercased(),
-                   Scopes.requestParameter(request.scopes).lowercased(), request.claims ?? "",
-                   request.forceRefresh ? "force" : ""].joined(separator: "|")
-        return try await appTokenRequests.run(key) { [self] in
-            try await cache.withRefreshLock(key: "app|" + key, timeout: refreshLockTimeout) { [self] in
-                try await acquireAppTokenHoldingLock(request, target: target)
-            }
-        }
+        return try await acquisition.run(AppTokenPlan(engine: self, request: request, target: target), cache: port)
     }
 
-    /// The part of ``acquireTokenForClient(_:)`` run once per token across processes: the cache again (another
-    /// request or process may have stored the token while this one waited), else a token request.
-    private func acquireAppTokenHoldingLock(_ request: ClientCredentialsRequest,
-                                            target: AppTokenTarget) async throws -> MSALAppTokenResult {
-        if !request.forceRefresh, request.claims == nil,
-           let hit = try cachedAppToken(request, target: target, allowRefreshOn: false) {
-            return hit
-        }
-        do {
-            return try await requestAppToken(request, target: target)
-        } catch {
-            // A token whose refresh_on passed is still valid: keep serving it while the provider fails.
-            if let fallback = try? cachedAppToken(request, target: target, allowRefreshOn: true),
-               !request.forceRefresh, request.claims == nil {
-                log(request.correlationId).warning(
-                    "Proactive refresh of an app token failed; returning the still-valid cached token.")
-                return fallback
-            }
-            throw error
-        }
-    }
-
-    /// A cached app token answered before the authority is resolved, so that a valid cached token costs no request
-    /// at all, in every process (as a cached user token): looked up under the authority's host (and its known
-    /// aliases) and its tenant as given, which is the cache `realm` when the tenant is named by its id. A tenant
-    /// named by a domain is stored under its id, which only resolution tells: that lookup waits for it.
-    func appTokenBeforeResolution(_ request: ClientCredentialsRequest, correlationId: UUID) throws -> MSALAppTokenResult? {
+    /// A cached app token answered before the authority is resolved: looked up under the authority's host (and its
+    /// known aliases) and its tenant as given, which is the cache `realm` when the tenant is named by its id
+    /// (``AuthorityRules/appTokenRealmIsTenant``).
+    private func appTokenBeforeResolution(_ request: ClientCredentialsRequest, correlationId: UUID,
+                                          cache: any TokenCachePort) throws -> MSALAppTokenResult? {
         guard !request.forceRefresh, request.claims == nil else { return nil }
         let descriptor = try requestAuthority(request.authority, correlationId: correlationId).descriptor
-        guard descriptor.kind != .b2c, descriptor.tenantKind == .specific else { return nil }
-        let environments = KnownAliases.expand([descriptor.host])
-        let scopes = request.scopeSet
-        guard let entry = try cache.read({ document in
-            document.findAppToken(environments: environments, clientId: settings.clientId, realm: descriptor.tenant,
-                                  scopes: scopes)
-        }), policy.isReturnable(entry, now: clock.now(), allowingRefreshOn: false) else { return nil }
-        return MSALAppTokenResult(accessToken: entry.secret, expiresOn: entry.expiresOn, scopes: request.scopes,
-                                  tenantId: entry.realm, tokenSource: .cache, correlationId: correlationId)
+        guard descriptor.rules.appTokenRealmIsTenant,
+              let found = try cachedAppToken(request, environments: KnownAliases.expand([descriptor.host]),
+                                             realm: descriptor.tenant, cache: cache),
+              policy.isReturnable(found.times, now: clock.now()) else { return nil }
+        RequestDiagnostics.current?.noteSource(.cache)
+        return found.output(false)
     }
 
     /// Resolves the request's authority (once per process) and checks it names a tenant.
@@ -90,13 +85,12 @@ extension ClientEngine {
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
         let descriptor = authority.descriptor
         if let known = appTokenTargets.withLock({ $0[descriptor] }) { return known }
-        if descriptor.kind == .aad, descriptor.tenantKind != .specific {
+        guard descriptor.rules.namesTenantForAppTokens else {
             throw MSALErrorInfo.invalidParameter(
                 "App tokens need a tenant: use an authority that names one (its id or a verified domain), not "
                     + "'\(descriptor.tenant)'.", correlationId: correlationId)
         }
-        let resolved = try await resolver.resolve(descriptor, knownAuthorities: settings.knownAuthorities, http: http,
-                                                  correlationId: correlationId, timeout: settings.http.timeout)
+        let resolved = try await resolve(descriptor, correlationId: correlationId)
         let realm = resolved.metadata.tokenEndpoint.pathComponents.dropFirst().first ?? descriptor.tenant
         let target = AppTokenTarget(resolved: resolved, realm: realm,
                                     environments: KnownAliases.expand([resolved.cacheEnvironment] + resolved.aliases))
@@ -108,21 +102,23 @@ extension ClientEngine {
         return target
     }
 
-    /// The cached token when the policy allows returning it (`allowRefreshOn`: also when its `refresh_on` passed).
-    private func cachedAppToken(_ request: ClientCredentialsRequest, target: AppTokenTarget,
-                                allowRefreshOn: Bool) throws -> MSALAppTokenResult? {
+    /// The cached app token of this client for `request`'s scopes in `realm`, usable or not.
+    fileprivate func cachedAppToken(_ request: ClientCredentialsRequest, environments: [String], realm: String,
+                                    cache: any TokenCachePort) throws -> CachedToken<MSALAppTokenResult>? {
         let scopes = request.scopeSet
         guard let entry = try cache.read({ document in
-            document.findAppToken(environments: target.environments, clientId: settings.clientId, realm: target.realm,
-                                  scopes: scopes)
+            document.findAppToken(environments: environments, clientId: settings.clientId, realm: realm, scopes: scopes)
         }) else { return nil }
-        guard policy.isReturnable(entry, now: clock.now(), allowingRefreshOn: allowRefreshOn) else { return nil }
-        return MSALAppTokenResult(accessToken: entry.secret, expiresOn: entry.expiresOn, scopes: request.scopes,
-                                  tenantId: entry.realm, tokenSource: .cache, correlationId: request.correlationId)
+        let (requested, correlationId) = (request.scopes, request.correlationId)
+        return CachedToken(times: CachedTokenTimes(entry), secret: entry.secret) { _ in
+            MSALAppTokenResult(accessToken: entry.secret, expiresOn: entry.expiresOn, scopes: requested,
+                               tenantId: entry.realm, tokenSource: .cache, correlationId: correlationId)
+        }
     }
 
     /// Sends the client credentials grant, stores the token, and returns it.
-    private func requestAppToken(_ request: ClientCredentialsRequest, target: AppTokenTarget) async throws -> MSALAppTokenResult {
+    fileprivate func requestAppToken(_ request: ClientCredentialsRequest, target: AppTokenTarget,
+                                     cache: any TokenCachePort) async throws -> MSALAppTokenResult {
         let correlationId = request.correlationId
         let endpoint = target.resolved.metadata.tokenEndpoint
         let authentication = try await clientAuthentication(tokenEndpoint: endpoint, descriptor: target.resolved.descriptor,
@@ -138,12 +134,11 @@ extension ClientEngine {
             .post(endpoint, parameters: grant.formParameters, throttleKey: throttleKey)
         let now = clock.now()
         let token = try AppTokenResponse(response, now: now, correlationId: correlationId)
-        _ = cache.storeObtainedToken(log: log(correlationId)) { document in
-            _ = document.saveAppToken(TokenCacheDocument.AppTokenWrite(
-                environment: target.resolved.cacheEnvironment, clientId: settings.clientId, realm: target.realm,
-                target: request.scopes.joined(separator: " "), secret: token.accessToken, cachedAt: now,
-                expiresOn: token.expiresOn, extendedExpiresOn: token.extendedExpiresOn, refreshOn: token.refreshOn))
-        }
+        let write = TokenCacheDocument.AppTokenWrite(
+            environment: target.resolved.cacheEnvironment, clientId: settings.clientId, realm: target.realm,
+            target: request.scopes.joined(separator: " "), secret: token.accessToken, cachedAt: now,
+            expiresOn: token.expiresOn, extendedExpiresOn: token.extendedExpiresOn, refreshOn: token.refreshOn)
+        _ = await cache.storeObtainedToken(log: log(correlationId)) { document in _ = document.saveAppToken(write) }
         return MSALAppTokenResult(accessToken: token.accessToken, expiresOn: token.expiresOn, scopes: request.scopes,
                                   tenantId: target.realm, tokenSource: .identityProvider, correlationId: correlationId)
     }
@@ -155,14 +150,14 @@ extension ClientEngine {
             throw MSALErrorInfo.invalidParameter("This application has no client credential.", correlationId: correlationId)
         }
         let request = MSALClientAssertionRequest(clientId: settings.clientId, tokenEndpoint: tokenEndpoint,
-                                                 supportsPSS: descriptor.kind == .aad || descriptor.kind == .ciam,
-                                                 now: clock.now())
+                                                 supportsPSS: descriptor.rules.supportsPSS, now: clock.now())
         return try await credential.formParameters(for: request, correlationId: correlationId)
     }
 
     /// Removes this client's app tokens from the cache.
-    func removeTokensForClient() throws {
-        try cache.update { document in _ = document.removeAppTokens(clientId: settings.clientId) }
+    func removeTokensForClient(cache: (any TokenCachePort)? = nil) async throws {
+        let clientId = settings.clientId
+        try await (cache ?? self.cache).update { document in _ = document.removeAppTokens(clientId: clientId) }
         appTokenTargets.withLock { $0.removeAll() }
     }
 }

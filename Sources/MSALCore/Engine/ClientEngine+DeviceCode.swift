@@ -38,8 +38,7 @@ extension ClientEngine {
         let context = requestContext(correlationId)
         let client = TokenEndpointClient(context: context)
         let resolved = try await Self.cancellable(correlationId) {
-            try await self.resolver.resolve(authority.descriptor, knownAuthorities: self.settings.knownAuthorities,
-                                            http: self.http, correlationId: correlationId, timeout: context.timeout)
+            try await self.resolve(authority.descriptor, correlationId: correlationId)
         }
         let endpoint = resolved.metadata.deviceAuthorizationEndpoint ?? Self.derivedDeviceEndpoint(resolved.metadata.tokenEndpoint)
         let claims = ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: request.claimsRequest)
@@ -110,22 +109,13 @@ extension ClientEngine {
                                           scopes: [String], correlationId: UUID) async throws -> MSALResult {
         var tokenResponse = try TokenResponse.parse(response.body, correlationId: correlationId)
         tokenResponse.serverDate = response.header("Date").flatMap(HTTPDate.parse)
-        let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved, requestedScopes: scopes,
-                                           nonce: nil, knownHomeAccountId: nil,
-                                           signature: try await signatureCheck(for: tokenResponse, resolved: resolved,
-                                                                               correlationId: correlationId),
-                                           requiresIdToken: true, now: clock.now(), correlationId: correlationId, log: log(correlationId))
-        let handled = try handler.handle(tokenResponse, accountSource: DeviceCodeGrantRequest.grantType, replacingRefreshTokenKey: nil)
         // A flow cancelled while the answer was on its way stores nothing.
         if Task.isCancelled { throw Self.cancelled(correlationId) }
-        let resultAuthority: MSALAuthority
-        if authority.descriptor.kind == .aad, authority.descriptor.tenantKind != .specific {
-            resultAuthority = MSALAuthority.make(authority.descriptor.withTenant(handled.realm))
-        } else {
-            resultAuthority = authority
-        }
+        let result = try await accept(tokenResponse, TokenRedemption(
+            resolved: resolved, scopes: scopes, correlationId: correlationId, authority: authority,
+            requiresIdToken: true, accountSource: DeviceCodeGrantRequest.grantType), cache: cache)
         log(correlationId).info("Device code sign-in completed.")
-        return try persistAndMakeResult(handled, authority: resultAuthority, knownAccount: nil, correlationId: correlationId)
+        return result
     }
 
     /// The typed error for a flow that stopped without tokens.

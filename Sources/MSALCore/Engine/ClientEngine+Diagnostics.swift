@@ -50,23 +50,24 @@ extension ClientEngine {
 
     /// A silent request with its metadata. A remembered cache hit (``SilentHitMemo``, the hot path) is answered
     /// first, with no collector to set up; anything else runs measured from the cache lookup on.
-    func acquireTokenSilentMeasured(_ request: SilentRequest) async throws -> MSALResult {
+    func acquireTokenSilentMeasured(_ request: SilentRequest, cache: (any TokenCachePort)? = nil) async throws -> MSALResult {
+        let port = cache ?? self.cache
         let start = ContinuousClock.now
-        if let hit = try rememberedSilentHit(request) {
+        if let hit = try rememberedSilentHit(request, cache: port) {
             let total = ContinuousClock.now - start
             let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
             return hit.with(metadata: MSALResultMetadata(tokenSource: .cache, durationTotal: max(0, seconds)))
         }
-        return try await measured { try await acquireTokenSilent(request, consultMemo: false) }
+        return try await measured { try await acquireTokenSilent(request, consultMemo: false, cache: port) }
     }
 
     /// The remembered hit for `request` when the silent flow would return it (the memo steps of
     /// ``SilentFlowStateMachine``): no forced refresh or claims, the cache unchanged since, the token still usable.
-    private func rememberedSilentHit(_ request: SilentRequest) throws -> MSALResult? {
+    private func rememberedSilentHit(_ request: SilentRequest, cache: any TokenCachePort) throws -> MSALResult? {
         guard !request.forceRefresh, !request.hasClaimsRequest, let account = request.account else { return nil }
         let key = SilentHitMemo.Key(account: ObjectIdentifier(account), authority: request.authority.map(ObjectIdentifier.init),
                                     scopes: request.scopes)
-        guard let hit = hitMemo.lookup(key), try unchangedSinceRecorded(hit),
+        guard let hit = hitMemo.lookup(key), try Self.unchangedSinceRecorded(hit, in: cache),
               policy.decide(hit.times, now: clock.now(), forceRefresh: false, hasClaims: false) == .useCached else {
             return nil
         }
@@ -77,28 +78,5 @@ extension ClientEngine {
     func measured(_ body: () async throws -> MSALAppTokenResult) async throws -> MSALAppTokenResult {
         let (result, diagnostics) = try await RequestDiagnostics.measure(body)
         return result.with(metadata: diagnostics.metadata(defaultSource: result.tokenSource))
-    }
-
-    /// Records the cache decision of a silent request for its metadata, and logs it.
-    func noteSilentCacheDecision(_ times: CachedTokenTimes?, now: Date, request: SilentRequest) {
-        let reason = policy.refreshReason(times, now: now, forceRefresh: request.forceRefresh,
-                                          hasClaims: request.hasClaimsRequest)
-        CacheDecisionNote.record(reason, times: times, now: now, what: "access token", log: settings.log,
-                                 correlationId: request.correlationId)
-    }
-
-    /// Records why an app token request found no usable cached token, and logs it.
-    func noteAppTokenRefreshReason(_ request: ClientCredentialsRequest, target: AppTokenTarget) {
-        let scopes = request.scopeSet
-        let entry = try? cache.read { document in
-            document.findAppToken(environments: target.environments, clientId: settings.clientId, realm: target.realm,
-                                  scopes: scopes)
-        }
-        let now = clock.now()
-        let times = entry.flatMap { $0 }.map(CachedTokenTimes.init)
-        let reason = policy.refreshReason(times, now: now, forceRefresh: request.forceRefresh,
-                                          hasClaims: request.claims != nil)
-        CacheDecisionNote.record(reason, times: times, now: now, what: "app token", log: settings.log,
-                                 correlationId: request.correlationId)
     }
 }

@@ -40,9 +40,7 @@ extension ClientEngine {
         defer { interactiveRunning.set(false) }
 
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
-        let context = requestContext(correlationId)
-        let resolved = try await resolver.resolve(authority.descriptor, knownAuthorities: settings.knownAuthorities,
-                                                  http: http, correlationId: correlationId, timeout: context.timeout)
+        let resolved = try await resolve(authority.descriptor, correlationId: correlationId)
         let verifier = PKCE.makeVerifier()
         let extraQuery = settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
         let authorization = AuthorizationRequest(
@@ -72,35 +70,22 @@ extension ClientEngine {
         guard case .code(let code, _) = try authorization.read(response) else {
             throw MSALErrorInfo.internal(.internalErrorUnexpected, "Unexpected authorization outcome.", correlationId: correlationId)
         }
-        let tokenResponse = try await TokenEndpointClient(context: context).post(
-            resolved.metadata.tokenEndpoint,
-            parameters: authorization.codeGrant(code: code, redirectUri: session.redirectUri).formParameters)
-        let handler = TokenResponseHandler(clientId: settings.clientId, resolved: resolved,
-                                           requestedScopes: request.scopes + request.extraScopesToConsent,
-                                           nonce: authorization.nonce, knownHomeAccountId: request.account?.identifier,
-                                           signature: try await signatureCheck(for: tokenResponse, resolved: resolved,
-                                                                               correlationId: correlationId),
-                                           requiresIdToken: true, now: clock.now(), correlationId: correlationId, log: log(correlationId))
-        let handled = try handler.handle(tokenResponse, accountSource: "authorization_code", replacingRefreshTokenKey: nil)
-        let resultAuthority: MSALAuthority
-        if authority.descriptor.kind == .aad, authority.descriptor.tenantKind != .specific {
-            resultAuthority = MSALAuthority.make(authority.descriptor.withTenant(handled.realm))
-        } else {
-            resultAuthority = authority
-        }
-        return try persistAndMakeResult(handled, authority: resultAuthority, knownAccount: request.account,
-                                        correlationId: correlationId)
+        let redemption = TokenRedemption(
+            resolved: resolved, scopes: request.scopes + request.extraScopesToConsent, correlationId: correlationId,
+            authority: authority, nonce: authorization.nonce, knownAccount: request.account,
+            knownHomeAccountId: request.account?.identifier, requiresIdToken: true, accountSource: "authorization_code")
+        return try await redeem(redemption, parameters: authorization.codeGrant(code: code, redirectUri: session.redirectUri)
+            .formParameters, cache: cache)
     }
 
     /// Removes the account's tokens for this application (and the account entry), then returns the end-session URL
     /// when browser sign-out is asked for.
     func signOut(_ account: MSALAccount, fromBrowser: Bool, wipeAccount: Bool = false,
-                 extraQueryParameters: [String: String]?, correlationId: UUID) async throws -> URL? {
-        try remove(account, everyClient: wipeAccount)
+                 extraQueryParameters: [String: String]?, correlationId: UUID,
+                 cache: (any TokenCachePort)? = nil) async throws -> URL? {
+        try await remove(account, everyClient: wipeAccount, cache: cache ?? self.cache)
         guard fromBrowser else { return nil }
-        let context = requestContext(correlationId)
-        let resolved = try await resolver.resolve(settings.authority.descriptor, knownAuthorities: settings.knownAuthorities,
-                                                  http: http, correlationId: correlationId, timeout: context.timeout)
+        let resolved = try await resolve(settings.authority.descriptor, correlationId: correlationId)
         guard let endSession = resolved.metadata.endSessionEndpoint else { return nil }
         var pairs: [(String, String)] = []
         if let username = account.username, !username.isEmpty { pairs.append(("logout_hint", username)) }

@@ -1,11 +1,112 @@
 import Crypto
 import Foundation
 
+/// An on-behalf-of request: a cached token obtained with the same incoming assertion when one is valid; else its
+/// refresh token; else the JWT bearer grant. What is stored carries the assertion's hash, so that it is found again
+/// only for that assertion.
+struct OnBehalfOfPlan: AcquisitionPlan {
+    let engine: ClientEngine
+    let request: OnBehalfOfRequest
+    let resolved: ResolvedAuthority
+    let assertion: String
+    let assertionHash: String
+
+    var correlationId: UUID { request.correlationId }
+    var forceRefresh: Bool { request.forceRefresh }
+    var hasClaims: Bool { request.claims != nil }
+    var tokenName: String { "on-behalf-of token" }
+    var flightKey: String {
+        ["obo", assertionHash, Scopes.requestParameter(request.scopes).lowercased(), request.claims ?? "",
+         request.forceRefresh ? "force" : ""].joined(separator: "|")
+    }
+    var lockKey: String { flightKey }
+    var lockTimeout: TimeInterval { engine.refreshLockTimeout }
+
+    var environments: [String] { KnownAliases.expand([resolved.cacheEnvironment] + resolved.aliases) }
+    /// The incoming token's claims, read without verification, only to find the cache entries (the hash must match
+    /// too).
+    var claims: IdToken? { try? IdToken(raw: assertion) }
+    /// `oid.tid` of the incoming token: the home account id of a user in their home tenant.
+    var homeAccountId: String? {
+        guard let claims, let oid = claims.oid, let tid = claims.tid else { return nil }
+        return "\(oid).\(tid)"
+    }
+    var realms: [String] {
+        var realms = [resolved.metadata.tokenEndpoint.pathComponents.dropFirst().first ?? resolved.descriptor.tenant]
+        if let tid = claims?.tid, !realms.contains(tid) { realms.append(tid) }
+        return realms
+    }
+
+    func lookUp(in cache: any TokenCachePort) async throws -> CachedToken<MSALResult>? {
+        guard let home = homeAccountId else { return nil }
+        let scopes = ScopeSet(request.scopes)
+        let (engine, clientId) = (engine, engine.settings.clientId)
+        let capabilities = TokenCacheDocument.capabilitiesMarker(engine.settings.clientCapabilities)
+        let found: (AccessTokenEntry, String?, MSALAccount?)? = try cache.read { document in
+            for realm in realms {
+                if let entry = document.findAccessToken(
+                    homeAccountId: home, environments: environments, clientId: clientId, realm: realm,
+                    scopes: scopes, assertionHash: assertionHash, capabilities: capabilities) {
+                    let idToken = document.idToken(homeAccountId: home, environments: environments,
+                                                   realm: entry.realm, clientId: clientId)?.secret
+                    return (entry, idToken, engine.buildAccounts(document, homeAccountId: home).first)
+                }
+            }
+            return nil
+        }
+        guard let (entry, idToken, account) = found else { return nil }
+        let resultAccount = account ?? MSALAccount(username: claims?.preferredUsername, homeAccountId: home,
+                                                   environment: entry.environment, tenantProfiles: nil, claims: nil)
+        let (descriptor, correlationId) = (resolved.descriptor, correlationId)
+        return CachedToken(times: CachedTokenTimes(entry), secret: entry.secret) { extended in
+            engine.cachedResult(entry, idToken: idToken, extended: extended, account: resultAccount,
+                                authority: engine.settings.authority, descriptor: descriptor, correlationId: correlationId)
+        }
+    }
+
+    func obtain(using cache: any TokenCachePort, redemption: SilentFlowStateMachine) async throws -> MSALResult {
+        let redemption = TokenRedemption(resolved: resolved, scopes: request.scopes, correlationId: correlationId,
+                                         authority: engine.settings.authority, userAssertionHash: assertionHash)
+        if !forceRefresh, !hasClaims, let refreshed = try await refresh(redemption, cache: cache) { return refreshed }
+        let grant = OnBehalfOfGrantRequest(
+            clientId: engine.settings.clientId, assertion: assertion, scopes: request.scopes,
+            claims: RefreshTokenGrantRequest.claims(capabilities: engine.settings.clientCapabilities,
+                                                    requested: request.claims))
+        return try await engine.redeem(redemption, parameters: grant.formParameters, cache: cache)
+    }
+
+    /// Redeems the refresh token obtained with the same assertion, if any; nil when there is none or it is no
+    /// longer accepted (the assertion itself is used then).
+    private func refresh(_ redemption: TokenRedemption, cache: any TokenCachePort) async throws -> MSALResult? {
+        guard let home = homeAccountId else { return nil }
+        let (clientId, environments, hash) = (engine.settings.clientId, environments, assertionHash)
+        let candidates = try cache.read { document in
+            document.onBehalfOfRefreshTokens(homeAccountId: home, assertionHash: hash, environments: environments,
+                                             clientId: clientId)
+        }
+        guard let candidate = candidates.first else { return nil }
+        let grant = RefreshTokenGrantRequest(
+            clientId: clientId, refreshToken: candidate.secret, scopes: request.scopes,
+            claims: RefreshTokenGrantRequest.claims(capabilities: engine.settings.clientCapabilities, requested: nil),
+            extraParameters: engine.settings.extraQueryParameters)
+        let response: TokenResponse
+        do {
+            response = try await engine.postGrant(grant.formParameters, redemption: redemption)
+        } catch let error as MSALErrorInfo where error.oauthError == "invalid_grant" {
+            engine.log(correlationId).info("The on-behalf-of refresh token was refused; using the assertion.")
+            return nil
+        }
+        var refreshing = redemption
+        refreshing.knownHomeAccountId = home
+        refreshing.replacingRefreshTokenKey = candidate.key
+        return try await engine.accept(response, refreshing, cache: cache)
+    }
+}
+
 extension ClientEngine {
-    /// On-behalf-of: a cached token obtained with the same incoming assertion when one is valid; else its refresh
-    /// token; else the JWT bearer grant. What is stored carries the assertion's hash, so that it is found again only
-    /// for that assertion. Concurrent requests for the same assertion and scopes share one request.
-    func acquireTokenOnBehalfOf(_ request: OnBehalfOfRequest) async throws -> MSALResult {
+    /// On-behalf-of, through the acquisition driver (``OnBehalfOfPlan``).
+    func acquireTokenOnBehalfOf(_ request: OnBehalfOfRequest,
+                                cache: (any TokenCachePort)? = nil) async throws -> MSALResult {
         let correlationId = request.correlationId
         try Scopes.validate(request.scopes, correlationId: correlationId)
         let assertion = request.userAssertion.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -14,119 +115,9 @@ extension ClientEngine {
                                                  correlationId: correlationId)
         }
         let hash = Base64URL.encode(Data(SHA256.hash(data: Data(assertion.utf8))))
-        let descriptor = settings.authority.descriptor
-        let resolved = try await resolver.resolve(descriptor, knownAuthorities: settings.knownAuthorities, http: http,
-                                                  correlationId: correlationId, timeout: settings.http.timeout)
-        let key = ["obo", hash, Scopes.requestParameter(request.scopes).lowercased(), request.claims ?? "",
-                   request.forceRefresh ? "force" : ""].joined(separator: "|")
-        return try await refreshes.run(key) { [self] in
-            try await cache.withRefreshLock(key: key, timeout: refreshLockTimeout) { [self] in
-                let target = OnBehalfOfTarget(resolved: resolved, assertion: assertion, assertionHash: hash)
-                if !request.forceRefresh, request.claims == nil {
-                    if let cached = try cachedOnBehalfOf(request, target: target) { return cached }
-                    if let refreshed = try await refreshOnBehalfOf(request, target: target) { return refreshed }
-                }
-                return try await redeemOnBehalfOf(request, target: target)
-            }
-        }
-    }
-
-    /// What one on-behalf-of request settled: the authority, the incoming assertion and its hash, and the user it
-    /// names (read without verification, only to find the cache partition; the hash must match too).
-    private struct OnBehalfOfTarget {
-        var resolved: ResolvedAuthority
-        var assertion: String
-        var assertionHash: String
-
-        var environments: [String] { KnownAliases.expand([resolved.cacheEnvironment] + resolved.aliases) }
-        var claims: IdToken? { try? IdToken(raw: assertion) }
-        /// `oid.tid` of the incoming token: the home account id of a user in their home tenant.
-        var homeAccountId: String? {
-            guard let claims, let oid = claims.oid, let tid = claims.tid else { return nil }
-            return "\(oid).\(tid)"
-        }
-        var realms: [String] {
-            var realms = [resolved.metadata.tokenEndpoint.pathComponents.dropFirst().first ?? resolved.descriptor.tenant]
-            if let tid = claims?.tid, !realms.contains(tid) { realms.append(tid) }
-            return realms
-        }
-    }
-
-    private func cachedOnBehalfOf(_ request: OnBehalfOfRequest, target: OnBehalfOfTarget) throws -> MSALResult? {
-        guard let home = target.homeAccountId else { return nil }
-        let scopes = ScopeSet(request.scopes)
-        let found: (AccessTokenEntry, String?, MSALAccount?)? = try cache.read { document in
-            for realm in target.realms {
-                if let entry = document.findAccessToken(
-                    homeAccountId: home, environments: target.environments, clientId: settings.clientId, realm: realm,
-                    scopes: scopes, assertionHash: target.assertionHash,
-                    capabilities: TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)) {
-                    let idToken = document.idToken(homeAccountId: home, environments: target.environments,
-                                                   realm: entry.realm, clientId: settings.clientId)?.secret
-                    return (entry, idToken, buildAccounts(document, homeAccountId: home).first)
-                }
-            }
-            return nil
-        }
-        guard let (entry, idToken, account) = found else { return nil }
-        guard policy.isReturnable(entry, now: clock.now()) else { return nil }
-        let resultAccount = account ?? MSALAccount(username: target.claims?.preferredUsername, homeAccountId: home,
-                                                   environment: entry.environment, tenantProfiles: nil, claims: nil)
-        return cachedResult(entry, idToken: idToken, extended: false, account: resultAccount,
-                            authority: settings.authority, descriptor: target.resolved.descriptor,
-                            correlationId: request.correlationId)
-    }
-
-    /// Redeems the refresh token obtained with the same assertion, if any; nil when there is none or it is no
-    /// longer accepted (the caller then uses the assertion itself).
-    private func refreshOnBehalfOf(_ request: OnBehalfOfRequest, target: OnBehalfOfTarget) async throws -> MSALResult? {
-        guard let home = target.homeAccountId else { return nil }
-        let candidates = try cache.read { document in
-            document.onBehalfOfRefreshTokens(homeAccountId: home, assertionHash: target.assertionHash,
-                                             environments: target.environments, clientId: settings.clientId)
-        }
-        guard let candidate = candidates.first else { return nil }
-        let endpoint = target.resolved.metadata.tokenEndpoint
-        let grant = RefreshTokenGrantRequest(
-            clientId: settings.clientId, refreshToken: candidate.secret, scopes: request.scopes,
-            claims: RefreshTokenGrantRequest.claims(capabilities: settings.clientCapabilities, requested: nil),
-            extraParameters: settings.extraQueryParameters)
-        let authentication = try await clientAuthentication(tokenEndpoint: endpoint, descriptor: target.resolved.descriptor,
-                                                            correlationId: request.correlationId)
-        let response: TokenResponse
-        do {
-            response = try await TokenEndpointClient(context: requestContext(request.correlationId))
-                .post(endpoint, parameters: grant.formParameters + authentication)
-        } catch let error as MSALErrorInfo where error.oauthError == "invalid_grant" {
-            log(request.correlationId).info("The on-behalf-of refresh token was refused; using the assertion.")
-            return nil
-        }
-        return try await persistOnBehalfOf(response, request: request, target: target, knownHome: home,
-                                           replacing: candidate.key)
-    }
-
-    private func redeemOnBehalfOf(_ request: OnBehalfOfRequest, target: OnBehalfOfTarget) async throws -> MSALResult {
-        let endpoint = target.resolved.metadata.tokenEndpoint
-        let grant = OnBehalfOfGrantRequest(
-            clientId: settings.clientId, assertion: target.assertion, scopes: request.scopes,
-            claims: RefreshTokenGrantRequest.claims(capabilities: settings.clientCapabilities, requested: request.claims),
-            authentication: try await clientAuthentication(tokenEndpoint: endpoint, descriptor: target.resolved.descriptor,
-                                                           correlationId: request.correlationId))
-        let response = try await TokenEndpointClient(context: requestContext(request.correlationId))
-            .post(endpoint, parameters: grant.formParameters)
-        return try await persistOnBehalfOf(response, request: request, target: target, knownHome: nil, replacing: nil)
-    }
-
-    private func persistOnBehalfOf(_ response: TokenResponse, request: OnBehalfOfRequest, target: OnBehalfOfTarget,
-                                   knownHome: String?, replacing: String?) async throws -> MSALResult {
-        let correlationId = request.correlationId
-        let handler = TokenResponseHandler(
-            clientId: settings.clientId, resolved: target.resolved, requestedScopes: request.scopes, nonce: nil,
-            knownHomeAccountId: knownHome,
-            signature: try await signatureCheck(for: response, resolved: target.resolved, correlationId: correlationId),
-            requiresIdToken: false, now: clock.now(), correlationId: correlationId, log: log(correlationId))
-        var handled = try handler.handle(response, accountSource: nil, replacingRefreshTokenKey: replacing)
-        handled.write.userAssertionHash = target.assertionHash
-        return try persistAndMakeResult(handled, authority: settings.authority, knownAccount: nil, correlationId: correlationId)
+        let resolved = try await resolve(settings.authority.descriptor, correlationId: correlationId)
+        let plan = OnBehalfOfPlan(engine: self, request: request, resolved: resolved, assertion: assertion,
+                                  assertionHash: hash)
+        return try await acquisition.run(plan, cache: cache ?? self.cache)
     }
 }

@@ -10,8 +10,7 @@ extension ClientEngine {
         if let responseMode, !["query", "form_post"].contains(responseMode) {
             throw MSALErrorInfo.invalidParameter("responseMode must be query or form_post.", correlationId: correlationId)
         }
-        let resolved = try await resolver.resolve(settings.authority.descriptor, knownAuthorities: settings.knownAuthorities,
-                                                  http: http, correlationId: correlationId, timeout: settings.http.timeout)
+        let resolved = try await resolve(settings.authority.descriptor, correlationId: correlationId)
         let verifier = PKCE.makeVerifier()
         let request = AuthorizationRequest(
             authorizationEndpoint: resolved.metadata.authorizationEndpoint, clientId: settings.clientId, scopes: scopes,
@@ -28,10 +27,12 @@ extension ClientEngine {
 
     /// Checks the redirect's parameters against `flow` (state first), redeems the code with the app's credential and
     /// the PKCE verifier, validates the id token (nonce included) and stores the tokens for silent calls.
+    /// `cache`: where the tokens go, chosen by the home account id of the validated answer (a partition of a
+    /// partitioned cache is known only then).
     func acquireToken(byAuthorizationCodeFlow flow: MSALAuthorizationCodeFlow, response: [String: String],
-                      correlationId: UUID) async throws -> MSALResult {
-        let resolved = try await resolver.resolve(settings.authority.descriptor, knownAuthorities: settings.knownAuthorities,
-                                                  http: http, correlationId: correlationId, timeout: settings.http.timeout)
+                      correlationId: UUID,
+                      cache: @Sendable (String) async -> any TokenCachePort) async throws -> MSALResult {
+        let resolved = try await resolve(settings.authority.descriptor, correlationId: correlationId)
         let request = AuthorizationRequest(
             authorizationEndpoint: resolved.metadata.authorizationEndpoint, clientId: settings.clientId, scopes: flow.scopes,
             state: flow.state, nonce: flow.nonce, codeVerifier: flow.codeVerifier,
@@ -41,21 +42,12 @@ extension ClientEngine {
         guard case .code(let code, _) = try request.read(MSALWebAuthenticationResponse(redirectUri: flow.redirectUri, parameters: response)) else {
             throw MSALErrorInfo.internal(.internalErrorUnexpected, "Unexpected authorization outcome.", correlationId: correlationId)
         }
-        let endpoint = resolved.metadata.tokenEndpoint
-        let authentication = try await clientAuthentication(tokenEndpoint: endpoint, descriptor: resolved.descriptor,
-                                                            correlationId: correlationId)
-        let tokenResponse = try await TokenEndpointClient(context: requestContext(correlationId)).post(
-            endpoint, parameters: request.tokenParameters(code: code, redirectUri: flow.redirectUri) + authentication)
-        let handler = TokenResponseHandler(
-            clientId: settings.clientId, resolved: resolved, requestedScopes: flow.scopes, nonce: flow.nonce,
-            knownHomeAccountId: nil,
-            signature: try await signatureCheck(for: tokenResponse, resolved: resolved, correlationId: correlationId),
-            requiresIdToken: true, now: clock.now(), correlationId: correlationId, log: log(correlationId))
-        let handled = try handler.handle(tokenResponse, accountSource: "authorization_code", replacingRefreshTokenKey: nil)
-        let descriptor = settings.authority.descriptor
-        let authority = descriptor.kind == .aad && descriptor.tenantKind != .specific
-            ? MSALAuthority.make(descriptor.withTenant(handled.realm)) : settings.authority
-        return try persistAndMakeResult(handled, authority: authority, knownAccount: nil, correlationId: correlationId)
+        let redemption = TokenRedemption(
+            resolved: resolved, scopes: flow.scopes, correlationId: correlationId, authority: settings.authority,
+            nonce: flow.nonce, requiresIdToken: true, accountSource: "authorization_code")
+        let tokenResponse = try await postGrant(request.tokenParameters(code: code, redirectUri: flow.redirectUri),
+                                                redemption: redemption)
+        return try await accept(tokenResponse, redemption, cacheForAccount: cache)
     }
 }
 

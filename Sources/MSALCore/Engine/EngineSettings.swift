@@ -60,8 +60,8 @@ struct EngineSettings: Sendable {
         self.redirectUri = redirectUri
         self.authority = config.authority
         self.knownAuthorities = config.knownAuthorities.map(\.descriptor)
-        if config.authority.descriptor.kind == .b2c,
-           !knownAuthorities.contains(where: { $0.kind == .b2c && $0.host == config.authority.descriptor.host }) {
+        if config.authority.descriptor.rules.mustBeKnown,
+           !knownAuthorities.contains(where: { $0.kind == config.authority.descriptor.kind && $0.host == config.authority.descriptor.host }) {
             throw MSALErrorInfo.internal(.internalErrorFailedAuthorityValidation,
                                          "A B2C authority must be listed in knownAuthorities: \(config.authority.url.absoluteString)")
         }

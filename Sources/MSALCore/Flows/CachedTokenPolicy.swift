@@ -46,7 +46,12 @@ struct CachedTokenPolicy: Sendable {
     /// Whether a cached token may be returned as it is, with no request: its decision is ``CachedTokenDecision/useCached``,
     /// or, with `allowingRefreshOn` (the provider just failed), ``CachedTokenDecision/refreshKeepingFallback``.
     func isReturnable(_ entry: AccessTokenEntry, now: Date, allowingRefreshOn: Bool = false) -> Bool {
-        switch decide(CachedTokenTimes(entry), now: now, forceRefresh: false, hasClaims: false) {
+        isReturnable(CachedTokenTimes(entry), now: now, allowingRefreshOn: allowingRefreshOn)
+    }
+
+    /// ``isReturnable(_:now:allowingRefreshOn:)`` for a token known by its times.
+    func isReturnable(_ times: CachedTokenTimes, now: Date, allowingRefreshOn: Bool = false) -> Bool {
+        switch decide(times, now: now, forceRefresh: false, hasClaims: false) {
         case .useCached: return true
         case .refreshKeepingFallback: return allowingRefreshOn
         case .refresh, .noCachedToken: return false

@@ -95,7 +95,7 @@ public final class MSALManagedIdentityApplication: Sendable {
         engine = ManagedIdentityEngine(
             identity: managedIdentity, environment: configuration.environment ?? ProcessInfo.processInfo.environment,
             http: configuration.httpClient ?? platform.httpClient, clock: configuration.clock ?? MSALSystemClock(),
-            cache: CacheOwner(store: TokenCacheStore(storage: storage, log: log)), log: log,
+            cache: DocumentCachePort(store: TokenCacheStore(storage: storage, log: log)), log: log,
             timeout: configuration.timeout > 0 ? configuration.timeout : 30, retry: retry, arcDirectory: arcDirectory)
     }
 

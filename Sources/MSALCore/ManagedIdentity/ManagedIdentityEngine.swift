@@ -7,19 +7,18 @@ final class ManagedIdentityEngine: Sendable {
     let environment: [String: String]
     let http: any MSALHTTPClient
     let clock: any MSALClock
-    let cache: CacheOwner
+    let cache: DocumentCachePort
     let log: MSALLog
     let timeout: TimeInterval
     let retry: ManagedIdentityRetryPolicy
     let arcDirectory: String
-    let policy = CachedTokenPolicy(expirationBuffer: 300, extendedLifetimeEnabled: false)
-    let requests = SingleFlight<MSALAppTokenResult>()
+    let acquisition: TokenAcquisition
 
     /// The environment and realm MSAL for Python files managed identity tokens under.
     static let cacheEnvironment = "managed_identity"
 
     init(identity: MSALManagedIdentityId, environment: [String: String], http: any MSALHTTPClient, clock: any MSALClock,
-         cache: CacheOwner, log: MSALLog, timeout: TimeInterval, retry: ManagedIdentityRetryPolicy = ManagedIdentityRetryPolicy(),
+         cache: DocumentCachePort, log: MSALLog, timeout: TimeInterval, retry: ManagedIdentityRetryPolicy = ManagedIdentityRetryPolicy(),
          arcDirectory: String = AzureArcChallenge.linuxTokenDirectory) {
         self.identity = identity
         self.environment = environment
@@ -30,6 +29,9 @@ final class ManagedIdentityEngine: Sendable {
         self.timeout = timeout
         self.retry = retry
         self.arcDirectory = arcDirectory
+        self.acquisition = TokenAcquisition(
+            policy: CachedTokenPolicy(expirationBuffer: 300, extendedLifetimeEnabled: false), clock: clock, log: log,
+            flights: SingleFlight())
     }
 
     var source: MSALManagedIdentitySource { ManagedIdentityEndpoint.source(in: environment) }
@@ -41,62 +43,28 @@ final class ManagedIdentityEngine: Sendable {
                 "A managed identity token needs one resource, such as https://management.azure.com (or a single /.default scope).",
                 correlationId: correlationId)
         }
-        if !forceRefresh, let hit = try cached(resource: resource, correlationId: correlationId, allowRefreshOn: false) {
-            return hit
-        }
-        noteRefreshReason(resource: resource, forceRefresh: forceRefresh, correlationId: correlationId)
-        let key = [resource.lowercased(), forceRefresh ? "force" : ""].joined(separator: "|")
-        return try await requests.run(key) { [self] in
-            try await cache.withRefreshLock(key: "mi|" + identity.cacheClientId + "|" + key, timeout: 120) { [self] in
-                try await acquireHoldingLock(resource: resource, forceRefresh: forceRefresh, correlationId: correlationId)
-            }
-        }
+        let plan = ManagedIdentityPlan(engine: self, resource: resource, forceRefresh: forceRefresh,
+                                       correlationId: correlationId)
+        return try await acquisition.run(plan, cache: cache)
     }
 
-    /// The part of ``acquireToken(resource:forceRefresh:correlationId:)`` run once per token across processes.
-    private func acquireHoldingLock(resource: String, forceRefresh: Bool,
-                                    correlationId: UUID) async throws -> MSALAppTokenResult {
-        if !forceRefresh, let hit = try cached(resource: resource, correlationId: correlationId, allowRefreshOn: false) {
-            return hit
-        }
-        do {
-            return try await requestToken(resource: resource, correlationId: correlationId)
-        } catch {
-            if !forceRefresh, let fallback = try? cached(resource: resource, correlationId: correlationId, allowRefreshOn: true) {
-                log.with(correlationId: correlationId).warning(
-                    "Proactive refresh of a managed identity token failed; returning the still-valid cached token.")
-                return fallback
-            }
-            throw error
-        }
-    }
-
-    /// Records why no cached token was returned, for the result's metadata, and logs it.
-    private func noteRefreshReason(resource: String, forceRefresh: Bool, correlationId: UUID) {
+    /// The cached token of this identity for `resource`, usable or not.
+    fileprivate func cached(resource: String, correlationId: UUID,
+                            cache: any TokenCachePort) throws -> CachedToken<MSALAppTokenResult>? {
         let scopes = ScopeSet([resource])
-        let entry = try? cache.read { document in
-            document.findAppToken(environments: [Self.cacheEnvironment], clientId: identity.cacheClientId,
-                                  realm: Self.cacheEnvironment, scopes: scopes)
-        }
-        let now = clock.now()
-        let times = entry.flatMap { $0 }.map(CachedTokenTimes.init)
-        let reason = policy.refreshReason(times, now: now, forceRefresh: forceRefresh, hasClaims: false)
-        CacheDecisionNote.record(reason, times: times, now: now, what: "managed identity token", log: log,
-                                 correlationId: correlationId)
-    }
-
-    private func cached(resource: String, correlationId: UUID, allowRefreshOn: Bool) throws -> MSALAppTokenResult? {
-        let scopes = ScopeSet([resource])
+        let clientId = identity.cacheClientId
         guard let entry = try cache.read({ document in
-            document.findAppToken(environments: [Self.cacheEnvironment], clientId: identity.cacheClientId,
+            document.findAppToken(environments: [Self.cacheEnvironment], clientId: clientId,
                                   realm: Self.cacheEnvironment, scopes: scopes)
         }) else { return nil }
-        guard policy.isReturnable(entry, now: clock.now(), allowingRefreshOn: allowRefreshOn) else { return nil }
-        return MSALAppTokenResult(accessToken: entry.secret, expiresOn: entry.expiresOn, scopes: [resource],
-                                  tenantId: Self.tenant(of: entry.secret), tokenSource: .cache, correlationId: correlationId)
+        return CachedToken(times: CachedTokenTimes(entry), secret: entry.secret) { _ in
+            MSALAppTokenResult(accessToken: entry.secret, expiresOn: entry.expiresOn, scopes: [resource],
+                               tenantId: Self.tenant(of: entry.secret), tokenSource: .cache, correlationId: correlationId)
+        }
     }
 
-    private func requestToken(resource: String, correlationId: UUID) async throws -> MSALAppTokenResult {
+    fileprivate func requestToken(resource: String, correlationId: UUID,
+                                  cache: any TokenCachePort) async throws -> MSALAppTokenResult {
         let endpoint = try ManagedIdentityEndpoint.make(resource: resource, identity: identity, environment: environment)
         log.with(correlationId: correlationId).info("Requesting a managed identity token from the \(endpoint.source.rawValue) source.")
         var response = try await send(endpoint, correlationId: correlationId)
@@ -115,11 +83,12 @@ final class ManagedIdentityEngine: Sendable {
         if endpoint.source == .azureArc {
             try ManagedIdentityResponse.checkArcEcho(response, identity: identity, correlationId: correlationId)
         }
-        _ = cache.storeObtainedToken(log: log.with(correlationId: correlationId)) { document in
-            _ = document.saveAppToken(TokenCacheDocument.AppTokenWrite(
-                environment: Self.cacheEnvironment, clientId: identity.cacheClientId, realm: Self.cacheEnvironment,
-                target: resource, secret: token.accessToken, cachedAt: now, expiresOn: token.expiresOn,
-                extendedExpiresOn: token.expiresOn, refreshOn: token.refreshOn))
+        let write = TokenCacheDocument.AppTokenWrite(
+            environment: Self.cacheEnvironment, clientId: identity.cacheClientId, realm: Self.cacheEnvironment,
+            target: resource, secret: token.accessToken, cachedAt: now, expiresOn: token.expiresOn,
+            extendedExpiresOn: token.expiresOn, refreshOn: token.refreshOn)
+        _ = await cache.storeObtainedToken(log: log.with(correlationId: correlationId)) { document in
+            _ = document.saveAppToken(write)
         }
         return MSALAppTokenResult(accessToken: token.accessToken, expiresOn: token.expiresOn, scopes: [resource],
                                   tenantId: Self.tenant(of: token.accessToken), tokenSource: .identityProvider,
@@ -167,5 +136,29 @@ final class ManagedIdentityEngine: Sendable {
     /// The `tid` of a JWT access token, or "" when it is not one.
     static func tenant(of token: String) -> String {
         (try? IdToken(raw: token))?.tid ?? ""
+    }
+}
+
+/// A managed identity token request: the cached token of the identity for the resource, else the source's endpoint
+/// (with its retries and the Azure Arc handshake).
+struct ManagedIdentityPlan: AcquisitionPlan {
+    let engine: ManagedIdentityEngine
+    let resource: String
+    let forceRefresh: Bool
+    let correlationId: UUID
+
+    var hasClaims: Bool { false }
+    var tokenName: String { "managed identity token" }
+    var flightKey: String { ["mi", engine.identity.cacheClientId, resource.lowercased(), forceRefresh ? "force" : ""]
+        .joined(separator: "|") }
+    var lockKey: String { flightKey }
+    var lockTimeout: TimeInterval { 120 }
+
+    func lookUp(in cache: any TokenCachePort) async throws -> CachedToken<MSALAppTokenResult>? {
+        try engine.cached(resource: resource, correlationId: correlationId, cache: cache)
+    }
+
+    func obtain(using cache: any TokenCachePort, redemption: SilentFlowStateMachine) async throws -> MSALAppTokenResult {
+        try await engine.requestToken(resource: resource, correlationId: correlationId, cache: cache)
     }
 }

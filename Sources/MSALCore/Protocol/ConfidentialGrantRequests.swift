@@ -32,10 +32,9 @@ struct OnBehalfOfGrantRequest: Sendable {
     var assertion: String
     var scopes: [String]
     var claims: String?
-    var authentication: [(String, String)]
 
     /// The form body: `client_id`, `grant_type`, `assertion`, `requested_token_use`, `client_info`, `scope` (with
-    /// `openid profile offline_access`), the client authentication, `claims`.
+    /// `openid profile offline_access`), `claims`. The client authentication is added when it is sent.
     var formParameters: [(String, String)] {
         var pairs: [(String, String)] = [
             ("client_id", clientId),
@@ -45,7 +44,6 @@ struct OnBehalfOfGrantRequest: Sendable {
             ("client_info", "1"),
             ("scope", Scopes.requestParameter(scopes)),
         ]
-        pairs += authentication
         if let claims { pairs.append(("claims", claims)) }
         return pairs
     }

@@ -51,7 +51,7 @@ public final class MSALPublicClientApplication: Sendable {
         let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
         let store = TokenCacheStore(storage: storage, log: settings.log)
         engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,
-                              clock: snapshot.clock ?? MSALSystemClock(), cache: CacheOwner(store: store),
+                              clock: snapshot.clock ?? MSALSystemClock(), cache: DocumentCachePort(store: store),
                               defaultAuthenticator: platform.webAuthenticator, sessions: sessions)
         configurationCopy = snapshot
     }

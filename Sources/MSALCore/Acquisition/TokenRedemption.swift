@@ -1,0 +1,134 @@
+import Foundation
+
+/// What one redemption of a user-token grant expects and where its tokens go: the input of the one redeem step
+/// (``ClientEngine/redeem(_:parameters:cache:)`` and ``ClientEngine/accept(_:_:cache:)``), used by every grant that
+/// returns user tokens (authorization code, device code, refresh token, on-behalf-of, and grants added later).
+struct TokenRedemption: Sendable {
+    var resolved: ResolvedAuthority
+    /// The scopes the application asked for (without reserved scopes).
+    var scopes: [String]
+    var correlationId: UUID
+    /// The authority the result names (``AuthorityDescriptor/resultAuthority(_:realm:)`` settles a tenantless one).
+    var authority: MSALAuthority
+    /// The nonce of the authorization request (authorization code grants).
+    var nonce: String? = nil
+    /// The account the request is for, when known (a refresh, an interactive sign-in with an account).
+    var knownAccount: MSALAccount? = nil
+    var knownHomeAccountId: String? = nil
+    /// Whether the answer must carry an id token (a sign-in grant that asked for `openid`).
+    var requiresIdToken = false
+    /// The grant that created the account, recorded in the cache's account entry.
+    var accountSource: String? = nil
+    /// The refresh token the answer replaces (a refresh).
+    var replacingRefreshTokenKey: String? = nil
+    /// The hash of the incoming assertion the tokens were obtained with (on-behalf-of).
+    var userAssertionHash: String? = nil
+    /// When set, the refreshed id token must name the user the account already holds in these environments
+    /// (OpenID Connect Core §12.2).
+    var sameSubjectEnvironments: [String]? = nil
+    var extraHeaders: [String: String] = [:]
+    var throttleKey: String? = nil
+}
+
+extension ClientEngine {
+    /// The redeem step: sends the grant's form `parameters` (with the client authentication of a confidential
+    /// client) to the token endpoint, then ``accept(_:_:cache:)``.
+    func redeem(_ redemption: TokenRedemption, parameters: [(String, String)],
+                cache: any TokenCachePort) async throws -> MSALResult {
+        let response = try await postGrant(parameters, redemption: redemption)
+        return try await accept(response, redemption, cache: cache)
+    }
+
+    /// Sends a grant to the token endpoint of `redemption`'s authority: a confidential client authenticates it.
+    func postGrant(_ parameters: [(String, String)], redemption: TokenRedemption) async throws -> TokenResponse {
+        let endpoint = redemption.resolved.metadata.tokenEndpoint
+        let authentication = settings.credential == nil ? [] : try await clientAuthentication(
+            tokenEndpoint: endpoint, descriptor: redemption.resolved.descriptor, correlationId: redemption.correlationId)
+        return try await TokenEndpointClient(context: requestContext(redemption.correlationId))
+            .post(endpoint, parameters: parameters + authentication, extraHeaders: redemption.extraHeaders,
+                  throttleKey: redemption.throttleKey)
+    }
+
+    /// Validates a token response (id token signature, nonce, subject), stores it through `cache` before anything
+    /// is returned (so that a rotated refresh token is never lost), and builds the result, or the declined-scopes
+    /// error carrying it.
+    func accept(_ response: TokenResponse, _ redemption: TokenRedemption, cache: any TokenCachePort) async throws -> MSALResult {
+        try await accept(response, redemption, cacheForAccount: { _ in cache })
+    }
+
+    /// ``accept(_:_:cache:)`` storing in the cache `cacheForAccount` gives for the home account id of the answer
+    /// (a partition of a partitioned cache, known only from the answer).
+    func accept(_ response: TokenResponse, _ redemption: TokenRedemption,
+                cacheForAccount: @Sendable (String) async -> any TokenCachePort) async throws -> MSALResult {
+        let correlationId = redemption.correlationId
+        let handler = TokenResponseHandler(
+            clientId: settings.clientId, resolved: redemption.resolved, requestedScopes: redemption.scopes,
+            nonce: redemption.nonce, knownHomeAccountId: redemption.knownHomeAccountId,
+            signature: try await signatureCheck(for: response, resolved: redemption.resolved, correlationId: correlationId),
+            requiresIdToken: redemption.requiresIdToken, now: clock.now(), correlationId: correlationId,
+            log: log(correlationId))
+        var handled = try handler.handle(response, accountSource: redemption.accountSource,
+                                         replacingRefreshTokenKey: redemption.replacingRefreshTokenKey)
+        let cache = await cacheForAccount(handled.homeAccountId)
+        handled.write.userAssertionHash = redemption.userAssertionHash
+        if let environments = redemption.sameSubjectEnvironments {
+            try checkSameSubject(handled, environments: environments, cache: cache, correlationId: correlationId)
+        }
+        let authority = redemption.authority.descriptor.resultAuthority(redemption.authority, realm: handled.realm)
+        return try await store(handled, authority: authority, knownAccount: redemption.knownAccount, cache: cache,
+                               correlationId: correlationId)
+    }
+
+    /// Stores a validated response and builds the result, or the declined-scopes error carrying it.
+    private func store(_ handled: HandledTokenResponse, authority: MSALAuthority, knownAccount: MSALAccount?,
+                       cache: any TokenCachePort, correlationId: UUID) async throws -> MSALResult {
+        var write = handled.write
+        write.clientCapabilities = TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)
+        RequestDiagnostics.current?.noteSource(.identityProvider)
+        let saving = write
+        let saved = await cache.storeObtainedToken(log: log(correlationId)) { document in
+            _ = document.saveTokenResponse(saving)
+        }
+        // The stored account when the cache can be read now (a busy shared cache is no reason to fail a sign-in that
+        // succeeded), else the one the response describes.
+        let account = (saved ? try? cache.read { document in
+            buildAccounts(document, homeAccountId: handled.homeAccountId).first
+        } : nil) ?? knownAccount ?? MSALAccount(username: write.account?.username, homeAccountId: handled.homeAccountId,
+                                                environment: write.environment, tenantProfiles: nil,
+                                                claims: handled.idToken?.claims)
+        let profile = tenantProfile(homeAccountId: handled.homeAccountId, realm: handled.realm,
+                                    environment: write.environment, rawIdToken: write.idToken)
+        let result = MSALResult(accessToken: handled.accessToken, expiresOn: handled.expiresOn, extendedLifeTimeToken: false,
+                                idToken: write.idToken, scopes: Scopes.resultScopes(handled.granted),
+                                tenantProfile: profile, account: account, authority: authority, correlationId: correlationId)
+        if !handled.declined.isEmpty {
+            var error = MSALErrorInfo(.serverDeclinedScopes,
+                                      description: "The server did not grant the scopes \(handled.declined).",
+                                      correlationId: correlationId)
+            error.declinedScopes = handled.declined
+            error.grantedScopes = result.scopes
+            error.invalidResult = result
+            throw error
+        }
+        return result
+    }
+
+    /// OpenID Connect Core §12.2: a refreshed id token must name the user of the id token the account already
+    /// holds for that tenant (same `iss`, `sub` and `oid`); otherwise nothing is stored.
+    private func checkSameSubject(_ handled: HandledTokenResponse, environments: [String], cache: any TokenCachePort,
+                                  correlationId: UUID) throws {
+        guard let current = handled.idToken else { return }
+        let previousRaw = try cache.read { document in
+            document.idToken(homeAccountId: handled.homeAccountId, environments: environments, realm: handled.realm,
+                             clientId: settings.clientId)?.secret
+        }
+        guard let previousRaw, let previous = try? IdToken(raw: previousRaw) else { return }
+        do {
+            try IdTokenValidator.validateSameSubject(previous: previous, current: current)
+        } catch var error as MSALErrorInfo {
+            error.correlationId = correlationId
+            error.homeAccountId = handled.homeAccountId
+            throw error
+        }
+    }
+}
