@@ -166,16 +166,3 @@ public struct MSALScriptedWebAuthenticator: MSALDirectWebAuthenticator {
         return MSALWebAuthenticationResponse(redirectUri: request.redirectUri, parameters: parameters)
     }
 }
-
-/// A clock a test moves by hand.
-public final class MSALTestClock: MSALClock, Sendable {
-    private let box: LockedBox<Date>
-
-    /// A clock at `start`.
-    public init(_ start: Date = Date()) { box = LockedBox(start) }
-
-    public func now() -> Date { box.get() }
-
-    /// Moves the clock by `seconds`.
-    public func advance(_ seconds: TimeInterval) { box.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}

@@ -22,7 +22,7 @@ struct DeviceCodeFlowAPITests {
         }
 
         func install(on app: MSALPublicClientApplication) {
-            app.engine.pollingSleep.set { [self] seconds in
+            app.hookedClock?.hook.set { [self] seconds in
                 waits.withLock { $0.append(seconds) }
                 if blocks { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
                 clock.advance(seconds)

@@ -26,7 +26,7 @@ struct DeviceCodeFlowTests {
         }
 
         func install(on app: MSALPublicClientApplication) {
-            app.engine.pollingSleep.set { [self] seconds in
+            app.hookedClock?.hook.set { [self] seconds in
                 let index = waits.withLock { waits in
                     waits.append(seconds)
                     return waits.count - 1
@@ -53,7 +53,7 @@ struct DeviceCodeFlowTests {
         let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId, redirectUri: "http://localhost",
                                                        authority: try MSALAuthority(url: url))
         config.httpClient = http
-        config.clock = clock
+        config.clock = HookedClock(clock)
         config.cacheConfig.storage = storage
         return try MSALPublicClientApplication(configuration: config)
     }

@@ -87,7 +87,6 @@ struct HTTPTraceTests {
         #expect(forced.metadata.tokenSource == .identityProvider)
         #expect(forced.metadata.cacheRefreshReason == .forceRefresh)
 
-        app.engine.pollingSleep.set { _ in try await Task.sleep(nanoseconds: 1_000_000) }
         let device = try await app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { _ in }
         #expect(device.metadata.tokenSource == .identityProvider)
 

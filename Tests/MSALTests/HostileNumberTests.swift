@@ -218,10 +218,12 @@ struct HostileNumberTests {
                                                        authority: authority)
         config.httpClient = provider
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
+        let clock = HookedClock(MSALTestClock())
+        config.clock = clock
         let app = try MSALPublicClientApplication(configuration: config)
         let waits = LockedBox<[TimeInterval]>([])
         // No real waiting: record the wait the flow asked for.
-        app.engine.pollingSleep.set { seconds in waits.withLock { $0.append(seconds) } }
+        clock.hook.set { seconds in waits.withLock { $0.append(seconds) } }
         let codes = LockedBox<[MSALDeviceCode]>([])
         let result: Result<MSALResult, any Error>
         do {

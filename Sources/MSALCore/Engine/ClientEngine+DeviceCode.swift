@@ -21,14 +21,7 @@ struct DeviceCodeSession: Sendable {
     var tokenParameters: [(String, String)]
 }
 
-/// Sleeps between device code polls. Tests install one that moves a test clock instead of waiting.
-typealias PollingSleep = @Sendable (TimeInterval) async throws -> Void
-
 extension ClientEngine {
-    static let realSleep: PollingSleep = { seconds in
-        try await Task.sleep(nanoseconds: ExternalNumber.nanoseconds(seconds))
-    }
-
     /// Starts the device code flow (RFC 8628): resolves the authority and asks for a device code. Polling is
     /// ``pollDeviceCode(_:)``'s job.
     func startDeviceCode(_ request: DeviceCodeRequest) async throws -> DeviceCodeSession {
@@ -74,8 +67,8 @@ extension ClientEngine {
             if Task.isCancelled { throw Self.cancelled(correlationId) }
             switch action {
             case .wait(let seconds):
-                let sleep = pollingSleep.get()
-                try await Self.cancellable(correlationId) { try await sleep(seconds) }
+                // On the application's clock: a test clock ends the wait when the test says.
+                try await Self.cancellable(correlationId) { [clock] in try await clock.sleep(seconds: seconds) }
                 action = machine.waited(now: clock.now())
             case .poll:
                 let outcome: DeviceCodePollOutcome

@@ -39,8 +39,6 @@ final class ClientEngine: Sendable {
     let resultAuthorities = LockedBox<[AuthorityDescriptor: MSALAuthority]>([:])
     /// The app-token targets settled per authority (``AppTokenTarget``).
     let appTokenTargets = LockedBox<[AuthorityDescriptor: AppTokenTarget]>([:])
-    /// How the device code flow waits between polls (replaced in tests).
-    let pollingSleep = LockedBox<PollingSleep>(ClientEngine.realSleep)
 
     struct ProfileKey: Hashable {
         var homeAccountId: String

@@ -118,7 +118,7 @@ final class ManagedIdentityEngine: Sendable {
                 attempt += 1
                 log.with(correlationId: correlationId).warning(
                     "The \(endpoint.source.rawValue) managed identity endpoint could not be reached; retrying (attempt \(attempt + 1)).")
-                try await Task.sleep(nanoseconds: ExternalNumber.nanoseconds(delay))
+                try await clock.sleep(seconds: delay)
                 continue
             }
             guard ManagedIdentityRetryPolicy.isRetryable(status: response.statusCode),
@@ -129,7 +129,7 @@ final class ManagedIdentityEngine: Sendable {
             attempt += 1
             log.with(correlationId: correlationId).warning(
                 "The \(endpoint.source.rawValue) managed identity endpoint answered HTTP \(response.statusCode); retrying (attempt \(attempt + 1)).")
-            try await Task.sleep(nanoseconds: ExternalNumber.nanoseconds(delay))
+            try await clock.sleep(seconds: delay)
         }
     }
 

@@ -80,7 +80,7 @@ struct TokenEndpointClient: Sendable {
             guard attempt < context.retryCount else { return false }
             attempt += 1
             context.log.warning("\(reason); retrying (attempt \(attempt + 1)).")
-            try await Task.sleep(nanoseconds: ExternalNumber.nanoseconds(context.retryInterval))
+            try await context.clock.sleep(seconds: context.retryInterval)
             return true
         }
         while true {

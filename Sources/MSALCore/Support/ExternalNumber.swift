@@ -108,6 +108,11 @@ public enum ExternalNumber {
         return UInt64(min(seconds, maximumLifetime) * 1_000_000_000)
     }
 
+    /// Seconds as a `Duration`, bounded as ``nanoseconds(_:)``.
+    static func duration(_ seconds: TimeInterval) -> Duration {
+        .nanoseconds(Int64(nanoseconds(seconds)))
+    }
+
     /// A decimal number in a string: optional sign, digits, optional fraction and exponent. Unlike
     /// `Double(String)`, words such as `inf` and `nan` and hexadecimal forms are not numbers here.
     static func decimal(_ text: String) -> Double? {

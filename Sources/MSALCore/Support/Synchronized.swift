@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 // Re-exported so that modules reaching `LockedBox` through the core also see its members (member import visibility).
 // MSALSupport declares nothing public: nothing of it reaches an application.
 @_exported import MSALSupport
@@ -18,16 +18,4 @@ public struct MSALLocked<Value: Sendable>: Sendable {
         get { box.get() }
         nonmutating set { box.set(newValue) }
     }
-}
-
-/// The clock MSAL reads. Tests substitute their own.
-public protocol MSALClock: Sendable {
-    /// The current time.
-    func now() -> Date
-}
-
-/// The system clock.
-public struct MSALSystemClock: MSALClock {
-    public init() {}
-    public func now() -> Date { Date() }
 }

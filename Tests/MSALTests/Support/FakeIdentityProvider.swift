@@ -17,7 +17,7 @@ func makeFakeApp(_ provider: FakeIdentityProvider, clock: TestClock = TestClock(
     let authority = try MSALAADAuthority(url: URL(string: "https://\(provider.host)/common")!)
     let config = MSALPublicClientApplicationConfig(clientId: provider.clientId, redirectUri: "http://localhost", authority: authority)
     config.httpClient = provider
-    config.clock = clock
+    config.clock = HookedClock(clock)
     provider.clock = clock
     config.cacheConfig.storage = storage ?? MSALInMemoryTokenCacheStorage()
     configure(config)
