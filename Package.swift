@@ -244,7 +244,6 @@ let package = Package(
             dependencies: [
                 "MSAL",
                 "MSALSupport",
-                "MSALTesting",
                 "MSALSystemBrowser",
                 "MSALCommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

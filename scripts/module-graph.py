@@ -8,7 +8,7 @@ Rules:
 - MSALCore, the platform-free core, reaches only Foundation, swift-crypto and swift-log: no SwiftNIO,
   async-http-client, Hummingbird or swift-certificates, and no other module of this package but MSALSupport.
 - MSALEmulator depends on nothing of the client (no MSAL module but MSALSupport).
-- `msal` (MSALCommand) links neither the emulator nor the example code.
+- `msal` (MSALCommand) links neither the emulator, the example code nor the test doubles (MSALTesting).
 - MSALSecureStorage (the encrypted token cache) builds on MSALCore, MSALFileStorage and its system-call shim
   CMSALKeyctl only, with swift-crypto and swift-log: no network stack, and no link-time libsecret (it is loaded
   at run time). CMSALKeyctl depends on nothing.
@@ -74,7 +74,7 @@ def main():
     if any(module.startswith("MSAL") for module in modules):
         failures.append(f"MSALEmulator depends on client modules {sorted(modules)}")
     modules, products = closure(targets, "MSALCommand")
-    for forbidden in ("MSALEmulator", "MSALSamples"):
+    for forbidden in ("MSALEmulator", "MSALSamples", "MSALTesting"):
         if forbidden in modules:
             failures.append(f"msal (MSALCommand) links {forbidden}")
     if any(product.startswith("Hummingbird") for product in products):
@@ -103,7 +103,7 @@ def main():
             print("layering rule broken: " + failure)
         sys.exit(1)
     print("layering rules hold: MSALCore reaches only " + ", ".join(sorted(CORE_ALLOWED_PRODUCTS))
-          + "; MSALEmulator uses no client module; msal links neither the emulator nor the examples"
+          + "; MSALEmulator uses no client module; msal links neither the emulator, the examples nor MSALTesting"
           + "; MSALSecureStorage builds on MSALCore and MSALFileStorage only"
           + "; MSALPostgresCache reaches only MSALCore, PostgresNIO, Crypto and Logging")
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MSAL
-import MSALTesting
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,5 @@
 public import Foundation
 public import MSALCore
-import MSAL
 
 /// **Emulator only.** A user agent for the local identity platform emulator started with its auto-approve switch
 /// (`autoApproveUsername`, `msal-emulator serve --auto-approve USER`): the emulator answers the authorize request
