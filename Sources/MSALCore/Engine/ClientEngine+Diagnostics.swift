@@ -1,4 +1,5 @@
 import Foundation
+import Dispatch
 
 extension CachedTokenPolicy {
     /// Why a cached token with `times` (nil: none cached) is not returned as it is; ``MSALCacheRefreshReason/notApplicable``
@@ -61,9 +62,27 @@ extension ClientEngine {
         return try await measured { try await acquireTokenSilent(request, consultMemo: false, cache: port) }
     }
 
+    /// A remembered cache hit of the application's own cache with its metadata, answered synchronously; nil when
+    /// there is none, when reading the cache fails (the full path reports that) or when a telemetry callback must
+    /// see the call.
+    func rememberedSilentHitNow(account: ObjectIdentifier, authority: ObjectIdentifier?, scopes: [String],
+                                correlationId: UUID?) -> MSALResult? {
+        guard settings.telemetry.callback == nil, !Task.isCancelled else { return nil }
+        let start = DispatchTime.now().uptimeNanoseconds
+        guard let (document, changeCount) = try? cache.read({ ($0, $0.changeCount) }) else { return nil }
+        let now = clock.now()
+        guard let payload = hitMemo.payload(
+            account: account, authority: authority, scopes: scopes,
+            document: document, changeCount: changeCount,
+            usable: { policy.decide($0, now: now, forceRefresh: false, hasClaims: false) == .useCached }) else { return nil }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+        return MSALResult(payload: payload, correlationId: correlationId ?? CorrelationID.next(),
+                          metadata: MSALResultMetadata(tokenSource: .cache, durationTotal: max(0, elapsed)))
+    }
+
     /// The remembered hit for `request` when the silent flow would return it (the memo steps of
     /// ``SilentFlowStateMachine``): no forced refresh or claims, the cache unchanged since, the token still usable.
-    private func rememberedSilentHit(_ request: SilentRequest, cache: any TokenCachePort) throws -> MSALResult? {
+    func rememberedSilentHit(_ request: SilentRequest, cache: any TokenCachePort) throws -> MSALResult? {
         guard !request.forceRefresh, !request.hasClaimsRequest, let account = request.account else { return nil }
         let key = SilentHitMemo.Key(account: ObjectIdentifier(account), authority: request.authority.map(ObjectIdentifier.init),
                                     scopes: request.scopes)

@@ -53,54 +53,64 @@ struct TokenRequestSettings: Sendable {
     var extraQueryParameters: [String: String]?
     var correlationId: UUID?
     var loginHint: String?
+    /// Silent requests only (``MSALSilentTokenParameters/forceRefresh``).
+    var forceRefresh = false
+    var allowLocalRefreshToken = true
 }
 
 /// Parameters common to interactive and silent token requests.
 public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
-    let settingsBox: LockedBox<TokenRequestSettings>
+    /// The settings, guarded by `settingsLock` (stored in the parameters themselves: a silent cache hit reads them
+    /// first).
+    private let settingsBox: LockedBox<TokenRequestSettings>
+
+    /// Runs `body` on the settings under their lock.
+    final func withSettings<T>(_ body: (inout TokenRequestSettings) throws -> T) rethrows -> T {
+        try settingsBox.withLock(body)
+    }
 
     /// The scopes to request, such as `["User.Read"]` or `["api://<app id>/.default"]`. MSAL adds `openid`,
     /// `profile` and `offline_access` itself.
     public var scopes: [String] {
-        get { settingsBox.get().scopes }
-        set { settingsBox.withLock { $0.scopes = newValue } }
+        get { withSettings { $0.scopes } }
+        set { withSettings { $0.scopes = newValue } }
     }
     /// The account to get a token for.
     public var account: MSALAccount? {
-        get { settingsBox.get().account }
-        set { settingsBox.withLock { $0.account = newValue } }
+        get { withSettings { $0.account } }
+        set { withSettings { $0.account = newValue } }
     }
     /// The authority for this request; it must be of the same kind as the application's. Nil uses the
     /// application's authority (for silent requests, the account's home tenant when that authority is
     /// `common`, `organizations` or `consumers`).
     public var authority: MSALAuthority? {
-        get { settingsBox.get().authority }
-        set { settingsBox.withLock { $0.authority = newValue } }
+        get { withSettings { $0.authority } }
+        set { withSettings { $0.authority = newValue } }
     }
     /// Claims to request, such as a claims challenge from a resource. A claims request skips the token cache.
     public var claimsRequest: MSALClaimsRequest? {
-        get { settingsBox.get().claimsRequest }
-        set { settingsBox.withLock { $0.claimsRequest = newValue } }
+        get { withSettings { $0.claimsRequest } }
+        set { withSettings { $0.claimsRequest = newValue } }
     }
     /// Extra query parameters sent with this request.
     public var extraQueryParameters: [String: String]? {
-        get { settingsBox.get().extraQueryParameters }
-        set { settingsBox.withLock { $0.extraQueryParameters = newValue } }
+        get { withSettings { $0.extraQueryParameters } }
+        set { withSettings { $0.extraQueryParameters = newValue } }
     }
     /// The correlation id of this request. A new one is generated when nil.
     public var correlationId: UUID? {
-        get { settingsBox.get().correlationId }
-        set { settingsBox.withLock { $0.correlationId = newValue } }
+        get { withSettings { $0.correlationId } }
+        set { withSettings { $0.correlationId = newValue } }
     }
     /// A login hint (accepted for source compatibility with code that sets it on silent parameters; used by
     /// interactive requests).
     public var loginHint: String? {
-        get { settingsBox.get().loginHint }
-        set { settingsBox.withLock { $0.loginHint = newValue } }
+        get { withSettings { $0.loginHint } }
+        set { withSettings { $0.loginHint = newValue } }
     }
 
     /// All settings at once, as the call starts.
-    var settings: TokenRequestSettings { settingsBox.get() }
+    var settings: TokenRequestSettings { withSettings { $0 } }
 
     /// Creates parameters for `scopes`.
     public init(scopes: [String]) {
@@ -130,17 +140,15 @@ public final class MSALInteractiveTokenParameters: MSALTokenParameters, @uncheck
 
 /// Parameters of a silent token request.
 public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Sendable {
-    private let flags = LockedBox((forceRefresh: false, allowLocalRefreshToken: true))
-
     /// Skip the cached access token and refresh. Default false.
     public var forceRefresh: Bool {
-        get { flags.get().forceRefresh }
-        set { flags.withLock { $0.forceRefresh = newValue } }
+        get { withSettings { $0.forceRefresh } }
+        set { withSettings { $0.forceRefresh = newValue } }
     }
     /// Kept for source compatibility (Apple single-sign-on extension). Default true.
     public var allowUsingLocalCachedRtWhenSsoExtFailed: Bool {
-        get { flags.get().allowLocalRefreshToken }
-        set { flags.withLock { $0.allowLocalRefreshToken = newValue } }
+        get { withSettings { $0.allowLocalRefreshToken } }
+        set { withSettings { $0.allowLocalRefreshToken = newValue } }
     }
 
     /// Creates silent parameters for `scopes` and `account`.
@@ -149,12 +157,24 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
         self.account = account
     }
 
+    /// Runs `body` on what a remembered cache hit needs of this request (the identities of its account and
+    /// authority, its scopes, its correlation id), under the settings' lock and without copying or retaining the
+    /// rest; nil when the request cannot be answered from the memo (claims, a forced refresh).
+    func withMemoProbe<T>(_ body: (_ account: ObjectIdentifier, _ authority: ObjectIdentifier?, _ scopes: [String],
+                                   _ correlationId: UUID?) -> T?) -> T? {
+        withSettings { s in
+            guard s.claimsRequest == nil, !s.forceRefresh, let account = s.account else { return nil }
+            return body(ObjectIdentifier(account), s.authority.map(ObjectIdentifier.init), s.scopes, s.correlationId)
+        }
+    }
+
     /// The request of one silent call, read together when it starts.
     func silentRequest() -> SilentRequest {
         let settings = settings
         let claims = settings.claimsRequest
         return SilentRequest(scopes: settings.scopes, account: settings.account, authority: settings.authority,
-                             claims: claims?.jsonString(), hasClaimsRequest: claims != nil, forceRefresh: forceRefresh,
+                             claims: claims?.jsonString(), hasClaimsRequest: claims != nil,
+                             forceRefresh: settings.forceRefresh,
                              correlationId: settings.correlationId ?? CorrelationID.next(),
                              extraQueryParameters: settings.extraQueryParameters ?? [:])
     }
@@ -222,3 +242,4 @@ public final class MSALAccountEnumerationParameters: MSALParameters, @unchecked 
         super.init()
     }
 }
+

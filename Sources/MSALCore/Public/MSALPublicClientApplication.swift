@@ -117,6 +117,11 @@ public final class MSALPublicClientApplication: Sendable {
 
     /// Gets a token without user interaction.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
+        // The hot path: a remembered cache hit is answered here, with no task, no await and no collector.
+        if let hit = parameters.withMemoProbe({ engine.rememberedSilentHitNow(account: $0, authority: $1, scopes: $2,
+                                                                               correlationId: $3) }) {
+            return hit
+        }
         let request = parameters.silentRequest()
         return try await engine.reporting(.silent, correlationId: request.correlationId, authority: request.authority,
                                           measure: false) {
