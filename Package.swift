@@ -339,9 +339,18 @@ let package = Package(
             path: "Examples/WebApp/Main",
             swiftSettings: swiftSettings
         ),
+        // What every test target shares: a bounded process runner, sockets that do not answer, a log recorder, a
+        // no-redirect fetch, bounded waits and gates. Not a product.
+        .target(
+            name: "MSALTestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/MSALTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MSALTests",
             dependencies: [
+                "MSALTestSupport",
                 "MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALSamples",
                 "MSALCertificates", "MSALSecureStorage",
                 .product(name: "X509", package: "swift-certificates"),
@@ -357,6 +366,7 @@ let package = Package(
         .testTarget(
             name: "MSALSecureStorageTests",
             dependencies: [
+                "MSALTestSupport",
                 "MSAL", "MSALCore", "MSALFileStorage", "MSALSecureStorage", "CMSALKeyctl",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -366,19 +376,20 @@ let package = Package(
         // The `msal` tool through its built binary, and the examples' logic.
         .testTarget(
             name: "MSALCommandTests",
-            dependencies: ["MSAL", "MSALCore", "MSALEmulator", "MSALSamples", "MSALTesting", "MSALCommand"],
+            dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALEmulator", "MSALSamples", "MSALTesting", "MSALCommand"],
             swiftSettings: swiftSettings
         ),
         // The loopback listener against real sockets, and sign-in end to end with a real headless Chromium.
         .testTarget(
             name: "MSALBrowserTests",
-            dependencies: ["MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALTesting", "WebAppKit"],
+            dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALTesting", "WebAppKit"],
             swiftSettings: swiftSettings
         ),
         // The HTTP transports and the redirect policy against real servers on 127.0.0.1.
         .testTarget(
             name: "MSALTransportTests",
             dependencies: [
+                "MSALTestSupport",
                 "MSAL", "MSALCore", "MSALHTTPTransport", "MSALURLSession", "MSALSamples", "MSALEmulator", "MSALTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -390,6 +401,7 @@ let package = Package(
         .testTarget(
             name: "MSALPostgresCacheTests",
             dependencies: [
+                "MSALTestSupport",
                 "MSAL", "MSALCore", "MSALPostgresCache", "MSALTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -400,6 +412,7 @@ let package = Package(
         .testTarget(
             name: "MSALEmulatorTests",
             dependencies: [
+                "MSALTestSupport",
                 "MSALEmulator",
                 // Client certificates and signed client assertions made by the tests.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -411,7 +424,7 @@ let package = Package(
         // Code written for MSAL for iOS/macOS (the seeds' tutorials), compiled in Swift 5 language mode.
         .testTarget(
             name: "MSALSeedCompatibilityTests",
-            dependencies: ["MSAL"],
+            dependencies: ["MSALTestSupport", "MSAL"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

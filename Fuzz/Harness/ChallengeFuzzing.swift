@@ -1,5 +1,6 @@
 import Foundation
 @testable import MSALCore
+import MSALTestSupport
 
 /// `WWW-Authenticate` header values, as a protected API (or anything posing as one) sends them.
 enum ChallengeFuzzing {

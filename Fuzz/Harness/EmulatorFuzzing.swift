@@ -1,5 +1,6 @@
 import Foundation
 @testable import MSALEmulator
+import MSALTestSupport
 
 /// The emulator's request handling: what any local program (or a browser page) can send to `msal emulator`.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import MSALLoopback
+import MSALTestSupport
 
 /// What a user pastes back at the end of a paste-back sign-in (`PastedRedirect`).
 enum PastedRedirectFuzzing {

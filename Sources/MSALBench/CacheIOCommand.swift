@@ -19,6 +19,8 @@ struct CacheIOCommand: AsyncParsableCommand {
     @Option(help: "A unified cache file (for example one MSAL for Python wrote).") var cache: String
     @Option(help: "Rounds of each measurement.") var rounds = 9
     @Flag(help: "Print one JSON object.") var json = false
+    @Option(help: "Only parse the file this many times and print the median (for profiling the parser).")
+    var parseOnly: Int?
 
     func validate() throws {
         guard (1...1000).contains(rounds) else { throw ValidationError("--rounds must be 1...1000.") }
@@ -26,6 +28,16 @@ struct CacheIOCommand: AsyncParsableCommand {
 
     func run() async throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: cache))
+        if let parseOnly {
+            var parses: [Double] = []
+            for _ in 0..<max(1, parseOnly) {
+                let start = DispatchTime.now().uptimeNanoseconds
+                _ = try MSALCacheCodec.parse(data)
+                parses.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            print(String(format: "parse median %.4f ms", parses.sorted()[parses.count / 2]))
+            return
+        }
         let io = try CacheIOBenchmark.measure(data, rounds: rounds)
         let document = try MSALCacheCodec.parse(data)
         var signIns: [Double] = []

@@ -3,6 +3,7 @@ import MSAL
 import MSALEmulator
 import MSALLoopback
 import Testing
+import MSALTestSupport
 
 /// Opens URLs in a WebDriver-controlled Chromium and goes through the emulator's pages like a person would:
 /// it fills in the sign-in form, picks the account, accepts consent, and lets the browser follow the redirect.

@@ -1,6 +1,7 @@
 import Foundation
 import MSALLoopback
 import Testing
+import MSALTestSupport
 
 /// The loopback redirect listener against real sockets: the matching response, strays, wrong state, slow and junk
 /// clients, size limits, timeout and cancellation.

@@ -5,6 +5,7 @@ import MSALLoopback
 import NIOCore
 import NIOPosix
 import Testing
+import MSALTestSupport
 
 /// Redirect URIs that used to hang or leave a socket to another process: port 0, `localhost` on both address
 /// families, userinfo.

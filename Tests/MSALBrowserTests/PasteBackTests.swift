@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Testing
 @testable import MSALCore
 import MSAL
@@ -74,7 +75,12 @@ struct PasteBackTests {
     /// Lines given by the test, then the end of input (or a wait until cancelled).
     final class ScriptedLines: MSALPastedRedirectSource, @unchecked Sendable {
         let queue = LineQueue()
-        func nextLine() async throws -> String? { try await queue.next() }
+        /// Set once the authenticator reads the first line (the sign-in is presented).
+        let reading = Flag()
+        func nextLine() async throws -> String? {
+            reading.set()
+            return try await queue.next()
+        }
     }
 
     @Test func pastedAddressWinsTheRaceAndClosesTheListener() async throws {
@@ -105,7 +111,7 @@ struct PasteBackTests {
         let session = try await authenticator.prepare(request)
         let target = try #require(URL(string: session.redirectUri + "?code=direct&state=st2"))
         async let response = session.present(URL(string: "https://login.example/authorize")!)
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await eventually("the sign-in is presented") { lines.reading.isSet }
         _ = try? await MSALDefaultHTTPClient.shared.send(MSALHTTPRequest(method: "GET", url: target, timeout: 10))
         #expect(try await response.parameters["code"] == "direct")
         lines.queue.push("http://127.0.0.1/?code=x&state=st2")  // too late: no one reads it, nothing breaks

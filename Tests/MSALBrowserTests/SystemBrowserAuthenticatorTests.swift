@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 @testable import MSAL
 @testable import MSALCore
 import MSALEmulator
@@ -93,7 +94,7 @@ struct SystemBrowserAuthenticatorTests {
         let opener = SilentOpener()
         let authenticator = MSALSystemBrowserWebAuthenticator(opener: opener, output: { _ in })
         let task = Task { try await authenticator.signIn(Self.request()) }
-        try await waitUntil { !opener.opened.current.isEmpty }
+        try await eventually("the browser opens") { !opener.opened.current.isEmpty }
         task.cancel()
         await #expect { try await task.value } throws: { error in
             (error as? MSALErrorInfo)?.code == .userCanceled
@@ -108,7 +109,7 @@ struct SystemBrowserAuthenticatorTests {
         let opener = SilentOpener()
         let authenticator = MSALSystemBrowserWebAuthenticator(opener: opener, timeout: .seconds(30), output: { _ in })
         let first = Task { try await authenticator.signIn(Self.request()) }
-        try await waitUntil { !opener.opened.current.isEmpty }
+        try await eventually("the browser opens") { !opener.opened.current.isEmpty }
         await #expect { try await authenticator.signIn(Self.request()) } throws: { error in
             (error as? MSALErrorInfo)?.internalCode == .internalErrorInteractiveSessionAlreadyRunning
         }
@@ -186,12 +187,5 @@ struct SystemBrowserAuthenticatorTests {
         let value = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
             .first { $0.name == "redirect_uri" }?.value
         return value.flatMap(URLComponents.init(string:))?.port
-    }
-}
-
-/// Polls `condition` for up to 5 s.
-func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-    for _ in 0..<100 where !condition() {
-        try await Task.sleep(for: .milliseconds(50))
     }
 }

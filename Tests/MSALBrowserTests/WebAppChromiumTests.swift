@@ -3,6 +3,7 @@ import MSAL
 import MSALEmulator
 import Testing
 import WebAppKit
+import MSALTestSupport
 
 /// The web-app example in a real headless Chromium: the user clicks "Sign in", signs in on the emulator's pages,
 /// comes back to the app's callback, sees their Graph profile, reloads (a silent token), and signs out.

@@ -1,6 +1,7 @@
 import Foundation
 import MSALEmulator
 import Testing
+import MSALTestSupport
 
 /// `msal token` for app tokens through the built binary: a client secret (from the environment) against the
 /// emulator's daemon app, the cache, and errors without the secret.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import MSALEmulator
+import MSALTestSupport
 
 /// `msal token --authority` naming another host than the sign-in's never gets the sign-in's tokens, and the cache
 /// files accounts under the host name (no port), as MSAL for Python does.

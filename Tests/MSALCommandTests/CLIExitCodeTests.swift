@@ -3,6 +3,7 @@ import Testing
 import MSAL
 @testable import MSALCore
 @testable import MSALCommand
+import MSALTestSupport
 
 /// `msal`'s exit codes for every kind of error the library reports, and for the tool's own errors.
 @Suite("Command line exit codes")

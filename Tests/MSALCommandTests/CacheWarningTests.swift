@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Testing
 import MSALEmulator
 
@@ -10,7 +11,7 @@ struct CacheWarningTests {
         defer { try? FileManager.default.removeItem(at: runner.home) }
         let cache = runner.home.appendingPathComponent("cache.json")
         try Data("{\"AccessToken\": [oops".utf8).write(to: cache)
-        let output: CommandOutput
+        let output: ProcessOutput
         if viaEnvironment {
             output = try await runner.run(["accounts", "--json"], environment: [
                 "MSAL_CLIENT_ID": EmulatorConfiguration.demoClientId, "MSAL_CACHE": cache.path])

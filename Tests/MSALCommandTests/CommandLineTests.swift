@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Testing
 import MSALEmulator
 
@@ -27,7 +28,7 @@ struct CommandLineTests {
              "--graph-endpoint", emulator.httpURL.absoluteString]
         }
 
-        func msal(_ arguments: [String], withOptions: Bool = true) async throws -> CommandOutput {
+        func msal(_ arguments: [String], withOptions: Bool = true) async throws -> ProcessOutput {
             try await runner.run(arguments + (withOptions ? options : []))
         }
 

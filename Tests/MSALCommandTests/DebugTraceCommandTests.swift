@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -99,7 +100,7 @@ struct DebugTraceCommandTests {
         #expect(untrusted.stderr.contains("[network: tls_trust_failure]"), "stderr: \(untrusted.stderr)")
         #expect(untrusted.stderr.contains("--ca-file"))
 
-        let (socket, port) = try #require(Self.boundNotListening())
+        let (socket, port) = try #require(TestSockets.boundNotListening())
         defer { close(socket) }
         let refused = try await setup.runner.run([
             "token", "--client-secret", "s3cret-value", "--client-id", EmulatorConfiguration.daemonClientId,
@@ -111,25 +112,4 @@ struct DebugTraceCommandTests {
         #expect(!refused.stderr.contains("s3cret-value"))
     }
 
-    /// A TCP socket bound to an ephemeral port of 127.0.0.1 without `listen` (connections are refused), and its port.
-    static func boundNotListening() -> (CInt, Int)? {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
-            }
-        }
-        guard bound else { close(fd); return nil }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
 }

@@ -4,6 +4,7 @@ import MSAL
 import MSALTesting
 import MSALEmulator
 @testable import MSALSamples
+import MSALTestSupport
 
 /// The Graph tutorial answers a claims challenge (continuous access evaluation) once, through the library's parser.
 @Suite("Examples: claims challenge", .serialized)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MSALTestSupport
 
 /// The example programs' command lines, run as built binaries: ArgumentParser refuses what it does not know, and
 /// only explicit options choose the mode (never an environment variable such as `MSAL_CLIENT_ID`).

@@ -5,6 +5,7 @@ import MSALTesting
 import MSALEmulator
 import MSALSamples
 @testable import MSALCommand
+import MSALTestSupport
 
 /// The examples' tutorial logic against the emulator, in process.
 @Suite("Examples against the emulator", .serialized)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import MSALEmulator
+import MSALTestSupport
 
 /// README's promise "a file the library did not create is never changed", through the built `msal` binary with its
 /// defaults: a cache path that is a symbolic link to a file that is not a token cache (a decoy standing in for

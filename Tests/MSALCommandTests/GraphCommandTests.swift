@@ -3,6 +3,7 @@ import Testing
 import MSAL
 import MSALEmulator
 @testable import MSALCommand
+import MSALTestSupport
 
 /// `msal graph` request options, paging and continuous access evaluation, through the built binary.
 @Suite("msal graph", .serialized)
@@ -21,23 +22,8 @@ struct GraphCommandTests {
     }
 
     /// Runs the binary with `input` on stdin; returns its stdout.
-    func runWithStdin(_ setup: Setup, _ arguments: [String], input: String) throws -> String {
-        let process = Process()
-        process.executableURL = setup.runner.binary
-        process.arguments = arguments
-        process.environment = ["HOME": setup.runner.home.path, "XDG_DATA_HOME": setup.runner.home.appendingPathComponent("data").path,
-                               "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self)
+    func runWithStdin(_ setup: Setup, _ arguments: [String], input: String) async throws -> String {
+        try await setup.runner.run(arguments, stdin: Data(input.utf8)).stdout
     }
 
     func signIn(_ setup: Setup, scopes: [String] = ["User.Read"]) async throws {
@@ -59,7 +45,7 @@ struct GraphCommandTests {
         let fromFile = try await setup.msal(["graph", "-X", "post", "/me/todo/lists", "--body-file", bodyFile.path])
         #expect((try fromFile.json() as? [String: Any])?["displayName"] as? String == "From a file", "stderr: \(fromFile.stderr)")
 
-        let fromStdin = try runWithStdin(setup, ["graph", "/me/todo/lists", "--body-file", "-"] + setup.options,
+        let fromStdin = try await runWithStdin(setup, ["graph", "/me/todo/lists", "--body-file", "-"] + setup.options,
                                          input: #"{"displayName":"From stdin"}"#)
         #expect(fromStdin.contains("From stdin"), "\(fromStdin)")
 

@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -43,28 +44,8 @@ final class HostileServer: @unchecked Sendable {
 
     /// A TCP socket listening on 127.0.0.1 on a port of the kernel's choosing, and that port.
     static func listeningSocket(backlog: Int32) throws -> (descriptor: Int32, port: UInt16) {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic -> Bool in
-                bind(descriptor, generic, length) == 0 && listen(descriptor, backlog) == 0
-                    && getsockname(descriptor, generic, &length) == 0
-            }
-        }
-        guard bound else {
-            close(descriptor)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        return (descriptor, UInt16(bigEndian: address.sin_port))
+        guard let (descriptor, port) = TestSockets.bound(listening: backlog) else { throw POSIXError(.EADDRNOTAVAIL) }
+        return (descriptor, UInt16(port))
     }
 
     /// Stops accepting connections.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import MSALEmulator
+import MSALTestSupport
 
 /// The `msal` binary against a hostile identity provider on 127.0.0.1: what the server sends never reaches the
 /// terminal as control characters, numbers it sends never crash the tool, and a user's refusal exits with the

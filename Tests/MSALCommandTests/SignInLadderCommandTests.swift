@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MSAL
 import MSALEmulator
+import MSALTestSupport
 
 /// `msal login`'s sign-in ladder through the built binary: under a real terminal (tmux) without a display, as over
 /// SSH, the URL is printed and the redirect address pasted back; with a display the browser opens; with neither a

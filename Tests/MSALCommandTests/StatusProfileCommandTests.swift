@@ -3,6 +3,7 @@ import Testing
 import MSAL
 @testable import MSALCommand
 import MSALEmulator
+import MSALTestSupport
 
 /// `msal status`, the active account and `msal switch`, configuration profiles and `--tenant`, through the built
 /// binary against the emulator.

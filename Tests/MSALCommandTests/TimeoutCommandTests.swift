@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +33,7 @@ struct TimeoutCommandTests {
 
     /// Runs `msal` and returns its output and how long it took.
     private func timed(_ runner: CommandRunner, _ arguments: [String],
-                       environment: [String: String] = [:]) async throws -> (CommandOutput, Double) {
+                       environment: [String: String] = [:]) async throws -> (ProcessOutput, Double) {
         let started = ContinuousClock.now
         let output = try await runner.run(arguments, environment: environment)
         let elapsed = ContinuousClock.now - started

@@ -2,6 +2,7 @@ import MSALSupport
 import Foundation
 import Testing
 @testable import MSALEmulator
+import MSALTestSupport
 
 /// Continuous access evaluation: `POST /_emulator/revoke`, Graph's claims challenge, and the token that answers it.
 @Suite("Continuous access evaluation")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MSALEmulator
+import MSALTestSupport
 
 @Suite("Authorize, token and refresh")
 struct FlowTests {

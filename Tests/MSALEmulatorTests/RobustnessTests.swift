@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MSALEmulator
+import MSALTestSupport
 
 @Suite("Bad input never crashes the emulator and never gets a 500")
 struct RobustnessTests {

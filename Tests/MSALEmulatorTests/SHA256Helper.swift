@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MSALTestSupport
 
 enum SHA256Helper {
     static func digest(_ text: String) -> [UInt8] {

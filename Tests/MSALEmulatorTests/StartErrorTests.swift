@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MSALEmulator
+import MSALTestSupport
 
 /// The emulator's start-up errors say what is wrong in words: a busy port, a missing or malformed configuration
 /// file (which field, what was expected), never a raw system call name or a Foundation error dump.

@@ -1,19 +1,10 @@
 import MSALSupport
 import Foundation
+import MSALTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 @testable import MSALEmulator
-
-/// Stops URLSession from following redirects, so tests can read `Location`.
-final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
-}
 
 struct Reply {
     let status: Int
@@ -38,7 +29,7 @@ struct Reply {
 /// A tiny HTTP client over the emulator's plain-HTTP listener.
 struct TestClient {
     let base: URL
-    let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+    let session = NoRedirectFetcher.makeSession()
 
     init(_ emulator: IdentityEmulator) {
         base = emulator.httpURL

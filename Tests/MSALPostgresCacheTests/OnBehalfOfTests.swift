@@ -5,6 +5,7 @@ import MSALPostgresCache
 import MSALTesting
 import PostgresNIO
 import Testing
+import MSALTestSupport
 
 /// A middle tier's identity provider: the scripted provider's metadata, and on-behalf-of answers (the JWT bearer
 /// grant, and refresh tokens accepted once each).

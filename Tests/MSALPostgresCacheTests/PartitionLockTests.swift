@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import MSALCore
 import MSALPostgresCache
 import MSALTesting
@@ -18,12 +19,15 @@ struct PartitionLockTests {
             try await a.withPartitionLock(partition: "p", timeout: 1) { throw Boom() }
         }
         #expect(try await b.withPartitionLock(partition: "p", timeout: 1) { true })
+        let holding = Flag()
         let held = Task {
             try await a.withPartitionLock(partition: "p", timeout: 1) {
-                try await Task.sleep(for: .seconds(30))
+                holding.set()
+                try await Gate().pass()
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        defer { held.cancel() }
+        try await eventually("the other connection holds the lock") { holding.isSet }
         await #expect(throws: MSALPartitionedCacheError.self) {
             try await b.withPartitionLock(partition: "p", timeout: 0.2) { true }
         }

@@ -7,6 +7,7 @@ import MSALPostgresCache
 import MSALTesting
 import PostgresNIO
 import Testing
+import MSALTestSupport
 
 /// The throw-away cluster scripts/postgres-test-cluster.sh starts, from the environment.
 enum TestDatabase {

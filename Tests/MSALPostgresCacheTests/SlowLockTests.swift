@@ -4,6 +4,7 @@ import MSALCore
 import MSALPostgresCache
 import MSALTesting
 import Testing
+import MSALTestSupport
 
 /// A call whose partition lock comes late (slow storage on a loaded server) is not failed for it: a partition still
 /// without a row is no change, and a run made stale by taking the lock runs once more under it.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MSALTestSupport
 import Logging
 import Testing
 @testable import MSALCore

@@ -5,6 +5,7 @@ import Testing
 @testable import MSALSecureStorage
 #if canImport(Glibc)
 import Glibc
+import MSALTestSupport
 #endif
 
 /// The key stores: a key file refused unless it is the user's own private regular file; the kernel keyring.

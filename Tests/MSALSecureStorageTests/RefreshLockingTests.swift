@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MSALCore
 @testable import MSALSecureStorage
+import MSALTestSupport
 
 /// Protected storages make token requests single-flight across processes through the refresh lock file beside
 /// their own file.

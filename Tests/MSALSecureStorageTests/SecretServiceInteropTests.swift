@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import MSALCore
 @testable import MSALSecureStorage
+import MSALTestSupport
 
 /// One Secret Service item shared with MSAL for Python's msal-extensions (`LibsecretPersistence`): what either
 /// library stores, the other reads. Needs MSAL_SECRET_SERVICE_PYTHON, a Python with msal-extensions and PyGObject
@@ -54,10 +55,11 @@ struct SecretServiceInteropTests {
                                                     attributes: ["app": "interop", "env": "test"])
         let storage = try MSALSecretServiceTokenCacheStorage(signalFileURL: signalURL, configuration: configuration)
         defer { _ = try? LibSecret.shared.get().clear(schema: storage.schemaName, attributes: configuration.attributes) }
-        let before = try storage.withExclusiveAccess { try storage.write(Data("{}".utf8)) }
+        _ = try storage.withExclusiveAccess { try storage.write(Data("{}".utf8)) }
+        // The signal file's modification time is set back a minute: the save below moves it, whatever the clock's tick.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: signalURL.path)
+        let before = try storage.currentVersion()
         let document = "{\"AccessToken\":{},\"Account\":{}}"
-        // The signal file's modification time moves on a later tick.
-        usleep(20_000)
         let saved = try persistence(python, "save", schema: configuration.schemaName, attributes: configuration.attributes,
                                     input: document)
         #expect(saved.status == 0)

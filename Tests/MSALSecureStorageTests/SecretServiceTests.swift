@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Logging
 import Testing
 @testable import MSALCore
@@ -32,20 +33,9 @@ enum RealSecretService {
 
     /// Runs a program and returns its standard output.
     static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let stdin = Pipe()
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ProcessRunner.runSynchronously(URL(fileURLWithPath: executable), arguments,
+                                                        stdin: Data((input ?? "").utf8), timeout: 60)
+        return (result.status, result.stdout)
     }
 }
 

@@ -1,28 +1,9 @@
 import Crypto
 import Foundation
+import MSALTestSupport
 import Logging
 import MSALCore
 @testable import MSALSecureStorage
-
-/// A log handler that keeps every message, to check what was logged (and that no secret was).
-final class RecordingLogHandler: LogHandler, @unchecked Sendable {
-    let messages = LockedBox<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) { messages.withLock { $0.append("\(event.level): \(event.message)") } }
-
-    var all: [String] { messages.get() }
-    var text: String { all.joined(separator: "\n") }
-
-    static func logger() -> (Logger, RecordingLogHandler) {
-        let handler = RecordingLogHandler()
-        return (Logger(label: "msal.secure-storage.tests", factory: { _ in handler }), handler)
-    }
-}
 
 enum SecureFixtures {
     /// A fresh directory under the system's temporary directory.

@@ -1,5 +1,6 @@
 import MSALTesting
 import Foundation
+import MSALTestSupport
 import Logging
 import Testing
 import MSAL
@@ -12,7 +13,7 @@ import MSAL
 struct ApplicationContextTests {
     @Test("Changing MSALGlobalConfig after creating an application does not change its requests")
     func globalChangesDoNotReachExistingApplications() async throws {
-        let provider = FakeIdentityProvider(host: "login-ctx-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+        let provider = MSALScriptedIdentityProvider(host: "login-ctx-\(UUID().uuidString.prefix(8).lowercased()).example.com")
         let original = MSALGlobalConfig.httpConfig.timeoutIntervalForRequest
         let app = try makeFakeApp(provider)
         // A value no other test depends on: only the requests' timeout field tells it apart.
@@ -31,7 +32,7 @@ struct ApplicationContextTests {
 
     @Test("Each application resolves authorities with its own resolver")
     func resolversAreNotShared() throws {
-        let provider = FakeIdentityProvider()
+        let provider = MSALScriptedIdentityProvider()
         let first = try makeFakeApp(provider)
         let second = try makeFakeApp(provider)
         #expect(first.engine.resolver !== second.engine.resolver)
@@ -60,7 +61,7 @@ struct ApplicationContextTests {
 
     @Test("Log settings are the application's: a later change of MSALGlobalConfig's callback does not reach it")
     func logSettingsAreSnapshotted() async throws {
-        let provider = FakeIdentityProvider(host: "login-log-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+        let provider = MSALScriptedIdentityProvider(host: "login-log-\(UUID().uuidString.prefix(8).lowercased()).example.com")
         let before = LockedBox<[String]>([])
         let after = LockedBox<[String]>([])
         MSALGlobalConfig.loggerConfig.setLogCallback { _, text, _ in before.withLock { $0.append(text ?? "") } }
@@ -78,17 +79,16 @@ struct ApplicationContextTests {
 
     @Test("Every log line goes to the configured Logger, with the correlation id as metadata")
     func configuredLoggerGetsCorrelationMetadata() async throws {
-        let provider = FakeIdentityProvider(host: "login-meta-\(UUID().uuidString.prefix(8).lowercased()).example.com")
-        let records = LockedBox<[CapturedLogRecord]>([])
-        let logger = Logger(label: "app.auth") { label in CapturingLogHandler(records: records) }
+        let provider = MSALScriptedIdentityProvider(host: "login-meta-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+        let (logger, recorder) = RecordingLogHandler.logger(label: "app.auth")
         let app = try makeFakeApp(provider) { config in config.logger = logger }
         let parameters = interactiveParameters(provider)
         let correlationId = UUID()
         parameters.correlationId = correlationId
         _ = try await app.acquireToken(with: parameters)
-        let lines = records.get()
+        let lines = recorder.entries
         #expect(!lines.isEmpty)
-        #expect(lines.allSatisfy { $0.metadata[MSALLog.correlationIdKey] == .string(correlationId.uuidString) })
+        #expect(lines.allSatisfy { $0.metadata[MSALLog.correlationIdKey] == correlationId.uuidString })
         // Metadata, not text: the message does not repeat the id.
         #expect(!lines.contains { $0.message.contains(correlationId.uuidString) })
 
@@ -96,34 +96,9 @@ struct ApplicationContextTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("ctx-\(UUID().uuidString).json")
         try Data("not json".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let cacheRecords = LockedBox<[CapturedLogRecord]>([])
-        let cacheLogger = Logger(label: "app.cache") { _ in CapturingLogHandler(records: cacheRecords) }
+        let (cacheLogger, cacheRecorder) = RecordingLogHandler.logger(label: "app.cache")
         let other = try makeFakeApp(provider, storage: MSALFileTokenCacheStorage(fileURL: file)) { $0.logger = cacheLogger }
         _ = try other.allAccounts()
-        #expect(cacheRecords.get().contains { $0.level == .warning && $0.message.contains("token cache") })
-    }
-}
-
-struct CapturedLogRecord: Sendable {
-    var level: Logger.Level
-    var message: String
-    var metadata: Logger.Metadata
-}
-
-/// A swift-log handler that keeps every record (at every level).
-struct CapturingLogHandler: LogHandler {
-    let records: LockedBox<[CapturedLogRecord]>
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        var merged = metadata
-        if let extra = event.metadata { merged.merge(extra) { $1 } }
-        records.withLock { $0.append(CapturedLogRecord(level: event.level, message: "\(event.message)", metadata: merged)) }
+        #expect(cacheRecorder.entries.contains { $0.level == .warning && $0.message.contains("token cache") })
     }
 }

@@ -3,12 +3,13 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// Routes each request to the provider of its cloud: by host, and instance discovery by the host of the
 /// authorization endpoint it asks about (as the real discovery endpoint answers for every cloud).
 final class MultiCloudHTTP: MSALHTTPClient, @unchecked Sendable {
-    let providers: [FakeIdentityProvider]
-    init(_ providers: [FakeIdentityProvider]) { self.providers = providers }
+    let providers: [MSALScriptedIdentityProvider]
+    init(_ providers: [MSALScriptedIdentityProvider]) { self.providers = providers }
 
     func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse {
         var host = request.url.port.map { "\(request.url.host ?? ""):\($0)" } ?? (request.url.host ?? "")
@@ -27,10 +28,10 @@ final class MultiCloudHTTP: MSALHTTPClient, @unchecked Sendable {
 
 @Suite("Tokens stay within their authority's cloud")
 struct AuthorityIsolationTests {
-    let cloudA = FakeIdentityProvider(host: "login-a-\(UUID().uuidString.prefix(8).lowercased()).example.com")
-    let cloudB = FakeIdentityProvider(host: "login-b-\(UUID().uuidString.prefix(8).lowercased()).example.net")
+    let cloudA = MSALScriptedIdentityProvider(host: "login-a-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+    let cloudB = MSALScriptedIdentityProvider(host: "login-b-\(UUID().uuidString.prefix(8).lowercased()).example.net")
 
-    private func app(_ storage: MSALInMemoryTokenCacheStorage, clock: TestClock = TestClock()) throws -> MSALPublicClientApplication {
+    private func app(_ storage: MSALInMemoryTokenCacheStorage, clock: MSALTestClock = MSALTestClock()) throws -> MSALPublicClientApplication {
         try makeFakeApp(cloudA, clock: clock, storage: storage) { config in
             config.httpClient = MultiCloudHTTP([cloudA, cloudB])
         }
@@ -73,7 +74,7 @@ struct AuthorityIsolationTests {
 
     @Test("Aliases of the same Microsoft cloud still share tokens")
     func sameCloudAliasesShare() async throws {
-        let provider = FakeIdentityProvider(host: "login.microsoftonline.com")
+        let provider = MSALScriptedIdentityProvider(host: "login.microsoftonline.com")
         let app = try makeFakeApp(provider)
         let signedIn = try await app.acquireToken(with: interactiveParameters(provider))
         provider.resetLog()
@@ -87,7 +88,7 @@ struct AuthorityIsolationTests {
     @Test("A loopback authority that claims the public cloud in discovery is cached under its own host")
     func loopbackCannotPlantPublicCloudTokens() async throws {
         let port = Int.random(in: 20_000...60_000)
-        let local = FakeIdentityProvider(host: "127.0.0.1:\(port)")
+        let local = MSALScriptedIdentityProvider(host: "127.0.0.1:\(port)")
         local.discoveryClaimsCache = "login.microsoftonline.com"
         let storage = MSALInMemoryTokenCacheStorage()
         let localApp = try makeFakeApp(local, storage: storage)
@@ -100,7 +101,7 @@ struct AuthorityIsolationTests {
         #expect(document.contains("\"environment\": \"127.0.0.1\"") || document.contains("\"environment\":\"127.0.0.1\""))
 
         // An application of the real cloud on the same cache finds nothing of it.
-        let real = FakeIdentityProvider(host: "login.microsoftonline.com")
+        let real = MSALScriptedIdentityProvider(host: "login.microsoftonline.com")
         let realApp = try makeFakeApp(real, storage: storage)
         let accounts = try realApp.allAccounts()
         #expect(accounts.allSatisfy { $0.environment != "login.microsoftonline.com" })

@@ -3,20 +3,21 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 @Suite("Authority resolution")
 struct AuthorityResolverTests {
     let correlationId = UUID()
 
     private func resolve(_ resolver: AuthorityResolver, _ url: String, known: [String] = [],
-                         http: RecordingHTTPClient) async throws -> ResolvedAuthority {
+                         http: MSALRecordingHTTPClient) async throws -> ResolvedAuthority {
         try await resolver.resolve(.test(url), knownAuthorities: known.map { .test($0) }, http: http,
                                    correlationId: correlationId, timeout: 30)
     }
 
     @Test("AAD: instance discovery, then OpenID metadata")
     func aad() async throws {
-        let http = RecordingHTTPClient(FakeEntra.server())
+        let http = MSALRecordingHTTPClient(FakeEntra.server())
         let resolved = try await resolve(AuthorityResolver(), "https://login.microsoftonline.com/common", http: http)
 
         #expect(http.requests.count == 2)
@@ -50,7 +51,7 @@ struct AuthorityResolverTests {
     @Test("Aliases are remembered by environment; a second tenant on the host skips discovery")
     func aliasesAndSecondTenant() async throws {
         let resolver = AuthorityResolver()
-        let http = RecordingHTTPClient(FakeEntra.server())
+        let http = MSALRecordingHTTPClient(FakeEntra.server())
         #expect(await resolver.aliases(forEnvironment: "login.windows.net") == ["login.windows.net"])
         _ = try await resolve(resolver, "https://login.windows.net/organizations", http: http)
         #expect(Set(await resolver.aliases(forEnvironment: "login.microsoftonline.com")) == Set(FakeEntra.publicCloudAliases))
@@ -67,7 +68,7 @@ struct AuthorityResolverTests {
     @Test("Concurrent resolves share one fetch; later resolves are answered from memory")
     func singleFlight() async throws {
         let resolver = AuthorityResolver()
-        let http = RecordingHTTPClient(FakeEntra.server(delay: .milliseconds(100)))
+        let http = MSALRecordingHTTPClient(FakeEntra.server(delay: .milliseconds(100)))
         let results = try await withThrowingTaskGroup(of: ResolvedAuthority.self) { group in
             for _ in 0..<10 {
                 group.addTask {
@@ -86,7 +87,7 @@ struct AuthorityResolverTests {
 
     @Test("invalid_instance fails authority validation; a non-Microsoft host asks the public cloud")
     func invalidInstance() async throws {
-        let http = RecordingHTTPClient { _ in FakeEntra.invalidInstance }
+        let http = MSALRecordingHTTPClient { _ in FakeEntra.invalidInstance }
         let error = await #expect(throws: MSALErrorInfo.self) {
             try await resolve(AuthorityResolver(), "https://login.contoso.com/common", http: http)
         }
@@ -105,7 +106,7 @@ struct AuthorityResolverTests {
     ])
     func knownAuthority(_ discoveryAnswer: MSALHTTPResponse) async throws {
         let server = FakeEntra.server()
-        let http = RecordingHTTPClient { request in
+        let http = MSALRecordingHTTPClient { request in
             request.url.path.hasSuffix("/discovery/instance") ? discoveryAnswer : try await server(request)
         }
         let resolved = try await resolve(AuthorityResolver(), "https://login.contoso.com/tenant-1",
@@ -118,7 +119,7 @@ struct AuthorityResolverTests {
 
     @Test("A known authority still gets aliases when discovery works")
     func knownAuthorityWithDiscovery() async throws {
-        let http = RecordingHTTPClient(FakeEntra.server())
+        let http = MSALRecordingHTTPClient(FakeEntra.server())
         let resolved = try await resolve(AuthorityResolver(), "https://login.microsoftonline.com/common",
                                          known: ["https://login.microsoftonline.com/common"], http: http)
         #expect(resolved.cacheEnvironment == "login.windows.net")
@@ -126,7 +127,7 @@ struct AuthorityResolverTests {
 
     @Test("B2C must be a known authority")
     func b2cRequiresKnown() async throws {
-        let http = RecordingHTTPClient(FakeEntra.server())
+        let http = MSALRecordingHTTPClient(FakeEntra.server())
         let error = await #expect(throws: MSALErrorInfo.self) {
             try await resolve(AuthorityResolver(), "https://contoso.b2clogin.com/tfp/contoso.onmicrosoft.com/B2C_1_signin", http: http)
         }
@@ -151,7 +152,7 @@ struct AuthorityResolverTests {
          "https://contoso.ciamlogin.com/contoso.onmicrosoft.com/v2.0/.well-known/openid-configuration"),
     ])
     func b2cAndCiam(_ authority: String, _ metadataURL: String) async throws {
-        let http = RecordingHTTPClient(FakeEntra.server())
+        let http = MSALRecordingHTTPClient(FakeEntra.server())
         let descriptor = AuthorityDescriptor.test(authority)
         let known = descriptor.kind == .b2c ? ["https://contoso.b2clogin.com/tfp/x/B2C_1_other"] : []
         let resolved = try await resolve(AuthorityResolver(), authority, known: known, http: http)
@@ -163,7 +164,7 @@ struct AuthorityResolverTests {
     @Test("HTTP 5xx is a server error and is not cached")
     func serverErrorNotCached() async throws {
         let resolver = AuthorityResolver()
-        let http = RecordingHTTPClient { request in
+        let http = MSALRecordingHTTPClient { request in
             request.url.path.hasSuffix("/openid-configuration") ? FakeEntra.json(["error": "temporarily_unavailable"], status: 503)
                 : FakeEntra.discovery()
         }
@@ -183,7 +184,7 @@ struct AuthorityResolverTests {
 
     @Test("A discovery 5xx on an unknown authority is a server error")
     func discovery5xx() async throws {
-        let http = RecordingHTTPClient { _ in FakeEntra.json([:], status: 500) }
+        let http = MSALRecordingHTTPClient { _ in FakeEntra.json([:], status: 500) }
         let error = await #expect(throws: MSALErrorInfo.self) {
             try await resolve(AuthorityResolver(), "https://login.microsoftonline.com/common", http: http)
         }
@@ -194,7 +195,7 @@ struct AuthorityResolverTests {
     @Test("Transport failures are server errors with the underlying error")
     func transportFailure() async throws {
         struct Offline: Error {}
-        let http = RecordingHTTPClient { _ in throw Offline() }
+        let http = MSALRecordingHTTPClient { _ in throw Offline() }
         let error = await #expect(throws: MSALErrorInfo.self) {
             try await resolve(AuthorityResolver(), "https://login.microsoftonline.com/common", http: http)
         }
@@ -204,7 +205,7 @@ struct AuthorityResolverTests {
 
     @Test("A 4xx OpenID configuration answer fails validation")
     func metadata4xx() async throws {
-        let http = RecordingHTTPClient { request in
+        let http = MSALRecordingHTTPClient { request in
             request.url.path.hasSuffix("/openid-configuration")
                 ? FakeEntra.json(["error": "invalid_tenant", "error_description": "AADSTS90002: Tenant not found."], status: 400)
                 : FakeEntra.discovery()
@@ -219,7 +220,7 @@ struct AuthorityResolverTests {
 
     @Test("Loopback authorities use plain http and serve discovery themselves")
     func loopback() async throws {
-        let http = RecordingHTTPClient(FakeEntra.server())
+        let http = MSALRecordingHTTPClient(FakeEntra.server())
         let resolved = try await resolve(AuthorityResolver(), "http://127.0.0.1:8443/tenant-1", http: http)
         #expect(http.requests.map(\.url.host) == ["127.0.0.1", "127.0.0.1"])
         #expect(http.requests.first?.url.port == 8443)
@@ -235,7 +236,7 @@ struct AuthorityResolverTests {
         ["issuer": ""],
     ])
     func badMetadata(_ overrides: [String: String]) async throws {
-        let http = RecordingHTTPClient { request in
+        let http = MSALRecordingHTTPClient { request in
             guard request.url.path.hasSuffix("/openid-configuration") else { return FakeEntra.discovery() }
             return FakeEntra.openID(base: "https://login.microsoftonline.com/common",
                                     issuer: "https://login.microsoftonline.com/{tenantid}/v2.0", extra: overrides)

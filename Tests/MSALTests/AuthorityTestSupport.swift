@@ -2,10 +2,10 @@ import Foundation
 import MSAL
 import MSALTesting
 @testable import MSALCore
+import MSALTestSupport
 
 
 /// The recording transport of MSALTesting.
-typealias RecordingHTTPClient = MSALRecordingHTTPClient
 
 /// Canned answers of a Microsoft Entra-like server.
 enum FakeEntra {
@@ -49,7 +49,7 @@ enum FakeEntra {
     }
 
     /// Answers discovery and `/{path}/v2.0/.well-known/openid-configuration` for any authority.
-    static func server(delay: Duration? = nil) -> RecordingHTTPClient.Handler {
+    static func server(delay: Duration? = nil) -> MSALRecordingHTTPClient.Handler {
         { request in
             if let delay { try await Task.sleep(for: delay) }
             let url = request.url

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// A cache in the shape MSAL.NET writes: case-insensitively sorted target, `…-refreshtoken-1--` family RT,
 /// extra fields on every entry, integer/decimal date variants.

@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Logging
 import Testing
 import MSAL
@@ -138,14 +139,14 @@ struct CacheFileSymlinkTests {
         let link = linkDirectory.appendingPathComponent("cache.json")
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../real/cache.json")
         // A link to nothing names a place someone else chose: refused, nothing created there.
-        let refused = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: link), logger: CacheTestLogHandler.logger().0)
+        let refused = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: link), logger: RecordingLogHandler.logger().0)
         #expect(throws: MSALErrorInfo.self) { try refused.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) } }
         #expect(!FileManager.default.fileExists(atPath: target.path))
         // A link to a token cache (another SDK's, say) is written through.
         try Data("{}".utf8).write(to: target)
         chmod(target.path, 0o600)
 
-        let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: link), logger: CacheTestLogHandler.logger().0)
+        let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: link), logger: RecordingLogHandler.logger().0)
         try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) }
         try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse(home: "second.account")) }
 
@@ -156,7 +157,7 @@ struct CacheFileSymlinkTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: targetDirectory.path) == ["cache.json"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: linkDirectory.path) == ["cache.json"])
         // A fresh reader through the link sees it all.
-        let reader = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: link), logger: CacheTestLogHandler.logger().0)
+        let reader = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: link), logger: RecordingLogHandler.logger().0)
         #expect(try reader.currentDocument().accounts(environments: nil).count == 2)
     }
 
@@ -170,7 +171,7 @@ struct CacheFileSymlinkTests {
         let storage = MSALFileTokenCacheStorage(fileURL: link, setAsideHandler: { file, movedTo in
             seen.withLock { $0.append("\(file.path) -> \(movedTo.path)") }
         })
-        let store = TokenCacheStore(storage: storage, logger: CacheTestLogHandler.logger().0)
+        let store = TokenCacheStore(storage: storage, logger: RecordingLogHandler.logger().0)
         #expect(throws: MSALErrorInfo.self) { try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) } }
         #expect(throws: MSALErrorInfo.self) { try store.currentDocument() }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// The hand-written cache JSON reader against Foundation's `JSONSerialization` on generated and mutated documents:
 /// the same accept/reject decision and the same values (`JSONDifferential` in FuzzHarness/ lists the intended

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 @Suite("Token cache JSON reader and writer")
 struct CacheJSONTests {

@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Logging
 import Testing
 import MSAL
@@ -9,7 +10,6 @@ import Glibc
 #endif
 
 /// Collects log messages, for checking warnings: the recorder of the HTTP trace tests.
-typealias CacheTestLogHandler = TraceRecordingLogHandler
 
 @Suite("Token cache file storage")
 struct CacheFileStorageTests {
@@ -26,7 +26,7 @@ struct CacheFileStorageTests {
 
     @Test func writesPrivateFileAtomically() throws {
         let storage = MSALFileTokenCacheStorage(fileURL: fileURL)
-        let store = TokenCacheStore(storage: storage, logger: CacheTestLogHandler.logger().0)
+        let store = TokenCacheStore(storage: storage, logger: RecordingLogHandler.logger().0)
         try saveSignIn(store)
         #expect(mode(fileURL.path) == 0o600)
         #expect(mode(directory.path) == 0o700)
@@ -44,7 +44,7 @@ struct CacheFileStorageTests {
 
     @Test func failedWriteLeavesTheOldFileIntact() throws {
         let storage = MSALFileTokenCacheStorage(fileURL: fileURL)
-        let store = TokenCacheStore(storage: storage, logger: CacheTestLogHandler.logger().0)
+        let store = TokenCacheStore(storage: storage, logger: RecordingLogHandler.logger().0)
         try saveSignIn(store)
         let before = try Data(contentsOf: fileURL)
         chmod(directory.path, 0o500)
@@ -62,7 +62,7 @@ struct CacheFileStorageTests {
     func unreadableFileIsMovedAsideNeverOverwritten(_ content: String) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(content.utf8).write(to: fileURL)
-        let (logger, log) = CacheTestLogHandler.logger()
+        let (logger, log) = RecordingLogHandler.logger()
         let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: fileURL), logger: logger)
         #expect(try store.currentDocument().accounts(environments: nil).isEmpty)
         try saveSignIn(store)
@@ -70,7 +70,7 @@ struct CacheFileStorageTests {
         #expect(aside.count == 1)
         let kept = try Data(contentsOf: directory.appendingPathComponent(try #require(aside.first)))
         #expect(kept == Data(content.utf8))
-        #expect(log.messages.get().contains { $0.hasPrefix("warning") && $0.contains("moved aside") })
+        #expect(log.all.contains { $0.hasPrefix("warning") && $0.contains("moved aside") })
         #expect(try TokenCacheDocument.parse(Data(contentsOf: fileURL)).accounts(environments: nil).count == 1)
     }
 
@@ -78,7 +78,7 @@ struct CacheFileStorageTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let bad = #"{"RefreshToken": {"bad-rt": {"secret": 42, "home_account_id": ["x"]}, "bad-2": 7}, "Other": []}"#
         try Data(bad.utf8).write(to: fileURL)
-        let (logger, log) = CacheTestLogHandler.logger()
+        let (logger, log) = RecordingLogHandler.logger()
         let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: fileURL), logger: logger)
         try saveSignIn(store)
         let object = try #require(CacheFixtures.object(Data(contentsOf: fileURL)))
@@ -87,18 +87,18 @@ struct CacheFileStorageTests {
         #expect(object["RefreshToken"]?.objectValue?["bad-2"] == .number(7))
         #expect(object["RefreshToken"]?.objectValue?.count == 3)
         #expect(object["Other"] == .array([]))
-        #expect(log.messages.get().contains { $0.contains("could not be read") })
+        #expect(log.all.contains { $0.contains("could not be read") })
     }
 
     @Test func rereadsOnlyWhenAnotherWriterChangedTheFile() throws {
         let storage = MSALFileTokenCacheStorage(fileURL: fileURL)
-        let store = TokenCacheStore(storage: storage, logger: CacheTestLogHandler.logger().0)
+        let store = TokenCacheStore(storage: storage, logger: RecordingLogHandler.logger().0)
         try saveSignIn(store)
         let first = try store.currentDocument()
         #expect(try store.currentDocument() === first)
 
         // Another process replaces the file (same size, as a rename does).
-        let other = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: fileURL), logger: CacheTestLogHandler.logger().0)
+        let other = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: fileURL), logger: RecordingLogHandler.logger().0)
         try other.update { document in
             document.removeAccount(homeAccountId: CacheFixtures.home, environments: CacheFixtures.envs,
                                    clientId: CacheFixtures.clientId, familyId: "1")
@@ -206,7 +206,7 @@ struct CacheFidelityTests {
           "huge": 123456789012345678901234567890, "list": [-0, 2.50]}}
         """
         try Data(original.utf8).write(to: fileURL)
-        let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: fileURL), logger: CacheTestLogHandler.logger().0)
+        let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: fileURL), logger: RecordingLogHandler.logger().0)
         try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) }
         let text = try String(contentsOf: fileURL, encoding: .utf8)
         for member in ["\"x_big\": 9007199254740993", "\"big\": 9007199254740993", "\"negzero\": -0.0", "\"exp\": 1E+3",
@@ -224,7 +224,7 @@ struct CacheFidelityTests {
         bytes += [0xE9]  // Latin-1 é: not UTF-8
         bytes += Array(#""}}"#.utf8)
         try Data(bytes).write(to: fileURL)
-        let (logger, log) = CacheTestLogHandler.logger()
+        let (logger, log) = RecordingLogHandler.logger()
         let store = TokenCacheStore(storage: MSALFileTokenCacheStorage(fileURL: fileURL), logger: logger)
         try store.update { $0.saveTokenResponse(CacheFixtures.signInResponse()) }
         let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".corrupt-") }
@@ -232,7 +232,7 @@ struct CacheFidelityTests {
         #expect(try Data(contentsOf: directory.appendingPathComponent(try #require(aside.first))) == Data(bytes))
         let rewritten = try String(contentsOf: fileURL, encoding: .utf8)
         #expect(!rewritten.contains("\\ufffd") && !rewritten.contains("\u{FFFD}") && !rewritten.contains("OtherSDK"))
-        #expect(log.messages.get().contains { $0.contains("invalid UTF-8") })
+        #expect(log.all.contains { $0.contains("invalid UTF-8") })
     }
 }
 

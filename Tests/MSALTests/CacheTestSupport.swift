@@ -2,6 +2,7 @@ import Foundation
 import MSAL
 import MSALTesting
 @testable import MSALCore
+import MSALTestSupport
 
 /// Values and helpers shared by the token-cache tests.
 enum CacheFixtures {

@@ -3,12 +3,13 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// Continuous access evaluation in a shared cache: an application declaring `cp1` and one declaring nothing, on
 /// one cache, never take each other's access tokens (see `TokenCacheDocument+Capabilities.swift`).
 @Suite("Client capabilities in a shared cache")
 struct CapabilitiesCacheTests {
-    let provider = FakeIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+    let provider = MSALScriptedIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
 
     private func accessTokenEntries(_ storage: MSALInMemoryTokenCacheStorage) throws -> [[String: Any]] {
         let data = try #require(storage.data)

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// A cp1 access token in a file MSAL for Python rewrites: the extra field and key survive, and each application
 /// still gets its own token (see `TokenCacheDocument+Capabilities.swift`).
@@ -11,7 +12,7 @@ struct CapabilitiesInteropTests {
     @Test(.enabled(if: InteropTests.python != nil)) func msalPythonKeepsTheCapabilitiesField() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("msal-interop-\(UUID().uuidString)/cache.json")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let provider = FakeIdentityProvider(host: "login.microsoftonline.com")
+        let provider = MSALScriptedIdentityProvider(host: "login.microsoftonline.com")
         let storage = MSALFileTokenCacheStorage(fileURL: file)
         let cae = try makeFakeApp(provider, storage: storage) { $0.clientApplicationCapabilities = ["cp1"] }
         let plain = try makeFakeApp(provider, storage: storage)

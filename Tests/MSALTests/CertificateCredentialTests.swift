@@ -6,6 +6,7 @@ import Testing
 import _CryptoExtras
 @testable import MSALCertificates
 @testable import MSALCore
+import MSALTestSupport
 
 /// Certificate credentials: what they accept, and the client assertions they sign (RFC 7523).
 @Suite("Certificate credentials")

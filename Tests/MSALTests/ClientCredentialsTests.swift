@@ -3,12 +3,13 @@ import MSAL
 import MSALTesting
 import Testing
 @testable import MSALCore
+import MSALTestSupport
 
 /// Client credentials against the scripted provider: the wire format, the app-token cache (per tenant, no request
 /// on a hit, shared concurrent requests) and the typed errors.
 @Suite("Client credentials")
 struct ClientCredentialsTests {
-    let provider = FakeIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+    let provider = MSALScriptedIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
     static let graph = ["https://graph.microsoft.com/.default"]
     static let tenantA = "11111111-1111-4111-8111-111111111111"
     static let tenantB = "22222222-2222-4222-8222-222222222222"
@@ -18,7 +19,7 @@ struct ClientCredentialsTests {
     }
 
     func makeApp(_ credential: MSALClientCredential = .secret("s3cret-value"), tenant: String = tenantA,
-                 clock: TestClock = TestClock(), storage: (any MSALTokenCacheStorage)? = nil) throws
+                 clock: MSALTestClock = MSALTestClock(), storage: (any MSALTokenCacheStorage)? = nil) throws
         -> MSALConfidentialClientApplication {
         let config = MSALConfidentialClientApplicationConfig(clientId: provider.clientId, clientCredential: credential,
                                                              authority: try authority(tenant))
@@ -78,7 +79,7 @@ struct ClientCredentialsTests {
     }
 
     @Test func anExpiredTokenIsReplacedAndForceRefreshSkipsTheCache() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeApp(clock: clock)
         let first = try await app.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: Self.graph))
         clock.advance(3600 - 200)

@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import MSAL
 import MSALEmulator
 import MSALTesting
@@ -10,7 +11,7 @@ import Testing
 @Suite("Confidential clients against the emulator", .serialized)
 struct ConfidentialEmulatorTests {
     func makeApp(_ emulator: IdentityEmulator, clientId: String, credential: MSALClientCredential,
-                 http: CountingHTTPClient, clock: any MSALClock = MSALSystemClock(),
+                 http: MSALRecordingHTTPClient, clock: any MSALClock = MSALSystemClock(),
                  storage: any MSALTokenCacheStorage = MSALInMemoryTokenCacheStorage()) throws
         -> MSALConfidentialClientApplication {
         let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
@@ -35,7 +36,7 @@ struct ConfidentialEmulatorTests {
     @Test func theDaemonGetsAnAppTokenWithItsSecretAndListsUsers() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let http = CountingHTTPClient()
+        let http = MSALRecordingHTTPClient()
         let app = try makeApp(emulator, clientId: EmulatorConfiguration.daemonClientId,
                               credential: .secret("daemon-secret"), http: http)
         let token = try await app.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: Self.graphDefault))
@@ -54,7 +55,7 @@ struct ConfidentialEmulatorTests {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
         let app = try makeApp(emulator, clientId: EmulatorConfiguration.daemonClientId,
-                              credential: .secret("not-the-secret"), http: CountingHTTPClient())
+                              credential: .secret("not-the-secret"), http: MSALRecordingHTTPClient())
         await #expect { try await app.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: Self.graphDefault)) } throws: { error in
             let info = error as? MSALErrorInfo
             return info?.oauthError == "invalid_client" && info?.stsErrorCodes == ["7000215"]
@@ -69,7 +70,7 @@ struct ConfidentialEmulatorTests {
         let made = try TestCertificates.make()
         _ = try await emulator.registerCertificate(made.certificatePEM, clientId: EmulatorConfiguration.daemonClientId)
         let credential = try MSALCertificateCredential(pem: made.bundle, sendCertificateChain: sendChain)
-        let http = CountingHTTPClient()
+        let http = MSALRecordingHTTPClient()
         let app = try makeApp(emulator, clientId: EmulatorConfiguration.daemonClientId,
                               credential: .certificate(credential), http: http)
         let token = try await app.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: Self.graphDefault))
@@ -85,7 +86,7 @@ struct ConfidentialEmulatorTests {
         defer { Task { await emulator.stop() } }
         let unregistered = try MSALCertificateCredential(pem: try TestCertificates.make().bundle)
         let app = try makeApp(emulator, clientId: EmulatorConfiguration.daemonClientId,
-                              credential: .certificate(unregistered), http: CountingHTTPClient())
+                              credential: .certificate(unregistered), http: MSALRecordingHTTPClient())
         await #expect { try await app.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: Self.graphDefault)) } throws: { error in
             (error as? MSALErrorInfo)?.oauthError == "invalid_client"
         }
@@ -94,12 +95,12 @@ struct ConfidentialEmulatorTests {
     @Test func theMiddleTierCallsGraphOnBehalfOfTheUser() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let clock = TestClock()
+        let clock = MSALTestClock()
         // The user signs in to the client app for the middle-tier API's scope.
         let publicConfig = MSALPublicClientApplicationConfig(
             clientId: emulator.clientId, redirectUri: "http://localhost",
             authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
-        publicConfig.httpClient = CountingHTTPClient()
+        publicConfig.httpClient = MSALRecordingHTTPClient()
         publicConfig.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
         let client = try MSALPublicClientApplication(configuration: publicConfig)
         let webview = MSALWebviewParameters()
@@ -108,7 +109,7 @@ struct ConfidentialEmulatorTests {
         let user = try await client.acquireToken(with: MSALInteractiveTokenParameters(scopes: [apiScope], webviewParameters: webview))
 
         // The middle tier exchanges it for a Graph token.
-        let http = CountingHTTPClient()
+        let http = MSALRecordingHTTPClient()
         let middle = try makeApp(emulator, clientId: EmulatorConfiguration.middleTierClientId,
                                  credential: .secret("middle-tier-secret"), http: http, clock: clock)
         let parameters = MSALOnBehalfOfParameters(scopes: ["https://graph.microsoft.com/User.Read"], userAssertion: user.accessToken)
@@ -141,7 +142,7 @@ struct ConfidentialEmulatorTests {
         let publicConfig = MSALPublicClientApplicationConfig(
             clientId: emulator.clientId, redirectUri: "http://localhost",
             authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
-        publicConfig.httpClient = CountingHTTPClient()
+        publicConfig.httpClient = MSALRecordingHTTPClient()
         publicConfig.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
         let client = try MSALPublicClientApplication(configuration: publicConfig)
         let webview = MSALWebviewParameters()
@@ -150,7 +151,7 @@ struct ConfidentialEmulatorTests {
         let user = try await client.acquireToken(with: MSALInteractiveTokenParameters(
             scopes: ["\(api)/access_as_user"], webviewParameters: webview))
         let middle = try makeApp(emulator, clientId: EmulatorConfiguration.middleTierClientId,
-                                 credential: .secret("middle-tier-secret"), http: CountingHTTPClient())
+                                 credential: .secret("middle-tier-secret"), http: MSALRecordingHTTPClient())
         let audiences = [EmulatorConfiguration.middleTierClientId, api]
         let valid = try await middle.validateAccessToken(user.accessToken, audiences: audiences,
                                                          requiredScopes: ["access_as_user"])
@@ -171,9 +172,9 @@ struct ConfidentialEmulatorTests {
         await refused("\(parts[0]).\(parts[1]).\(String(parts[2].reversed()))", because: "signature")
         await refused("not-a-jwt", because: "not a JWT")
         emulator.clock.advance(by: 7200)
-        let clock = TestClock(Date().addingTimeInterval(7200))
+        let clock = MSALTestClock(Date().addingTimeInterval(7200))
         let later = try makeApp(emulator, clientId: EmulatorConfiguration.middleTierClientId,
-                                credential: .secret("middle-tier-secret"), http: CountingHTTPClient(), clock: clock)
+                                credential: .secret("middle-tier-secret"), http: MSALRecordingHTTPClient(), clock: clock)
         await #expect { try await later.validateAccessToken(user.accessToken, audiences: audiences) } throws: { error in
             (error as? MSALErrorInfo)?.errorDescription.contains("expired") == true
         }
@@ -183,11 +184,11 @@ struct ConfidentialEmulatorTests {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
         let daemon = try makeApp(emulator, clientId: EmulatorConfiguration.daemonClientId,
-                                 credential: .secret("daemon-secret"), http: CountingHTTPClient())
+                                 credential: .secret("daemon-secret"), http: MSALRecordingHTTPClient())
         let appToken = try await daemon.acquireTokenForClient(with: MSALClientCredentialParameters(
             scopes: ["api://\(EmulatorConfiguration.middleTierClientId)/.default"]))
         let middle = try makeApp(emulator, clientId: EmulatorConfiguration.middleTierClientId,
-                                 credential: .secret("middle-tier-secret"), http: CountingHTTPClient())
+                                 credential: .secret("middle-tier-secret"), http: MSALRecordingHTTPClient())
         await #expect {
             try await middle.acquireTokenOnBehalfOf(with: MSALOnBehalfOfParameters(
                 scopes: ["https://graph.microsoft.com/User.Read"], userAssertion: appToken.accessToken))
@@ -201,7 +202,7 @@ struct ConfidentialEmulatorTests {
 /// A web app's sign-in (authorization code with PKCE, redeemed with the app's secret) against the emulator.
 @Suite("Web app sign-in against the emulator", .serialized)
 struct WebAppEmulatorTests {
-    func makeWebApp(_ emulator: IdentityEmulator, http: CountingHTTPClient, clock: any MSALClock = MSALSystemClock())
+    func makeWebApp(_ emulator: IdentityEmulator, http: MSALRecordingHTTPClient, clock: any MSALClock = MSALSystemClock())
         throws -> MSALConfidentialClientApplication {
         let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
         let config = MSALConfidentialClientApplicationConfig(
@@ -225,8 +226,8 @@ struct WebAppEmulatorTests {
     @Test func signInSilentAndSignOut() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let http = CountingHTTPClient()
-        let clock = TestClock()
+        let http = MSALRecordingHTTPClient()
+        let clock = MSALTestClock()
         let app = try makeWebApp(emulator, http: http, clock: clock)
         let flow = try await app.startAuthorizationCodeFlow(with: MSALAuthorizationCodeParameters(
             scopes: ["User.Read"], redirectUri: "http://localhost/callback"))
@@ -279,7 +280,7 @@ struct WebAppEmulatorTests {
     @Test func anInsecureRedirectURIIsRefused() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let app = try makeWebApp(emulator, http: CountingHTTPClient())
+        let app = try makeWebApp(emulator, http: MSALRecordingHTTPClient())
         await #expect { try await app.startAuthorizationCodeFlow(with: MSALAuthorizationCodeParameters(
             scopes: ["User.Read"], redirectUri: "http://example.com/callback")) } throws: { error in
             (error as? MSALErrorInfo)?.internalCode == .internalErrorInvalidRedirectURI

@@ -3,11 +3,12 @@ import MSAL
 import MSALTesting
 import Testing
 @testable import MSALCore
+import MSALTestSupport
 
 /// The credential chain: the first step that applies answers; when none does, one error says why each was skipped.
 @Suite("Credential chain")
 struct CredentialChainTests {
-    let provider = FakeIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+    let provider = MSALScriptedIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
     static let scopes = ["https://graph.microsoft.com/.default"]
 
     @Test func environmentVariablesWithASecretAnswerFirst() async throws {

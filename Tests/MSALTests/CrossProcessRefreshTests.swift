@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Testing
 import MSAL
 import MSALTesting
@@ -11,12 +12,13 @@ import MSALEmulator
 /// its own in-process coordination, so only the file's locks join them.
 @Suite("Refreshes shared across processes", .serialized)
 struct CrossProcessRefreshTests {
-    func makeApp(_ emulator: IdentityEmulator, file: URL, http: MSALRecordingHTTPClient) throws -> MSALPublicClientApplication {
+    func makeApp(_ emulator: IdentityEmulator, file: URL, http: MSALRecordingHTTPClient,
+                 storage: (any MSALTokenCacheStorage)? = nil) throws -> MSALPublicClientApplication {
         let config = MSALPublicClientApplicationConfig(
             clientId: emulator.clientId, redirectUri: "http://localhost",
             authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
         config.httpClient = http
-        config.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: file)
+        config.cacheConfig.storage = storage ?? MSALFileTokenCacheStorage(fileURL: file)
         return try MSALPublicClientApplication(configuration: config)
     }
 
@@ -32,8 +34,10 @@ struct CrossProcessRefreshTests {
         let emulator: IdentityEmulator
         let directory: URL
         let file: URL
-        let httpA = CountingHTTPClient(), httpB = CountingHTTPClient()
+        let httpA = MSALRecordingHTTPClient(), httpB = MSALRecordingHTTPClient()
         let appA: MSALPublicClientApplication, appB: MSALPublicClientApplication
+        /// B's cache file, which counts B's requests for the refresh lock.
+        let storageB: CountingRefreshLock
 
         static func start(_ tests: CrossProcessRefreshTests) async throws -> TwoProcesses {
             let emulator = try await startEmulator()
@@ -49,8 +53,9 @@ struct CrossProcessRefreshTests {
             self.emulator = emulator
             self.directory = directory
             file = directory.appendingPathComponent("cache.json")
+            storageB = CountingRefreshLock(base: MSALFileTokenCacheStorage(fileURL: file))
             appA = try tests.makeApp(emulator, file: file, http: httpA)
-            appB = try tests.makeApp(emulator, file: file, http: httpB)
+            appB = try tests.makeApp(emulator, file: file, http: httpB, storage: storageB)
         }
 
         func stop() {
@@ -108,22 +113,43 @@ struct CrossProcessRefreshTests {
         httpA.reset(); httpB.reset()
 
         // A's refresh is held at the transport until B is waiting for the lock; then both finish.
-        let release = AsyncGate()
+        let release = Gate()
+        defer { release.openGate() }
         httpA.setHandler { request in
-            if request.url.path.hasSuffix("/token") { await release.wait() }
+            if request.url.path.hasSuffix("/token") { try await release.pass() }
             return try await MSALDefaultHTTPClient.shared.send(request)
         }
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
-        async let fromA = appA.acquireTokenSilent(with: parameters)
-        try await Task.sleep(nanoseconds: 300_000_000)
+        let fromA = Task { try await appA.acquireTokenSilent(with: parameters) }
+        try await release.waitForArrivals(1)
         let accountB = try #require(try appB.allAccounts().first)
-        async let fromB = appB.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: accountB))
-        try await Task.sleep(nanoseconds: 300_000_000)
-        await release.open()
-        let (a, b) = try await (fromA, fromB)
+        let fromB = Task {
+            try await appB.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: accountB))
+        }
+        try await eventually("B asks for the refresh lock A holds") { processes.storageB.lockRequests == 1 }
+        release.openGate()
+        let (a, b) = (try await value(of: fromA), try await value(of: fromB))
         #expect(a.accessToken == b.accessToken)
         #expect(httpA.tokenRequests + httpB.tokenRequests == 1)
         #expect(httpB.tokenRequests == 0)
+    }
+
+    /// A cache file that counts the requests for its refresh lock.
+    final class CountingRefreshLock: MSALTokenCacheStorage, MSALTokenCacheRefreshLocking, @unchecked Sendable {
+        let base: MSALFileTokenCacheStorage
+        private let count = LockedBox(0)
+        init(base: MSALFileTokenCacheStorage) { self.base = base }
+        var lockRequests: Int { count.get() }
+        func currentVersion() throws -> MSALTokenCacheStorageVersion? { try base.currentVersion() }
+        func read() throws -> (data: Data, version: MSALTokenCacheStorageVersion)? { try base.read() }
+        func write(_ data: Data) throws -> MSALTokenCacheStorageVersion { try base.write(data) }
+        func setAside(version: MSALTokenCacheStorageVersion) throws -> String? { try base.setAside(version: version) }
+        func withExclusiveAccess<T>(_ body: () throws -> T) throws -> T { try base.withExclusiveAccess(body) }
+        func withRefreshLock<T: Sendable>(key: String, timeout: TimeInterval,
+                                          _ body: @Sendable () async throws -> T) async throws -> T {
+            count.withLock { $0 += 1 }
+            return try await base.withRefreshLock(key: key, timeout: timeout, body)
+        }
     }
 
     /// A process of another SDK, which takes the cache lock but no refresh lock (MSAL for Python).
@@ -146,7 +172,7 @@ struct CrossProcessRefreshTests {
         httpA.reset()
         // The other process takes no refresh lock (as MSAL for Python): it can rotate the refresh token while B's
         // request is on its way. (A process of this library would wait for B's refresh lock instead.)
-        let httpC = CountingHTTPClient()
+        let httpC = MSALRecordingHTTPClient()
         let configC = MSALPublicClientApplicationConfig(
             clientId: processes.emulator.clientId, redirectUri: "http://localhost",
             authority: try MSALAuthority(url: URL(string: "\(processes.emulator.httpURL.absoluteString)/\(processes.emulator.tenant)")!))
@@ -200,19 +226,3 @@ extension CrossProcessRefreshTests {
     }
 }
 
-/// A gate tasks wait at until it is opened.
-actor AsyncGate {
-    private var isOpen = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        for waiter in waiters { waiter.resume() }
-        waiters.removeAll()
-    }
-}

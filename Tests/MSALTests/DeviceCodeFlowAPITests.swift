@@ -1,5 +1,6 @@
 import MSALTesting
 import Foundation
+import MSALTestSupport
 import Testing
 import MSAL
 @testable import MSALCore
@@ -8,15 +9,17 @@ import MSAL
 /// that records the waits and moves the test clock instead of waiting.
 @Suite("Device code flow: start, then await the result")
 struct DeviceCodeFlowAPITests {
-    let provider = FakeIdentityProvider(host: "login-devcode-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+    let provider = MSALScriptedIdentityProvider(host: "login-devcode-\(UUID().uuidString.prefix(8).lowercased()).example.com")
 
     /// Records every wait; `blocks` makes a wait last until its task is cancelled.
     final class Sleeper: Sendable {
         let waits = LockedBox<[TimeInterval]>([])
+        /// The waits that ended (a blocking one ends only when its task is cancelled).
+        let ended = LockedBox(0)
         let blocks: Bool
-        let clock: TestClock
+        let clock: MSALTestClock
 
-        init(clock: TestClock, blocks: Bool = false) {
+        init(clock: MSALTestClock, blocks: Bool = false) {
             self.clock = clock
             self.blocks = blocks
         }
@@ -24,7 +27,8 @@ struct DeviceCodeFlowAPITests {
         func install(on app: MSALPublicClientApplication) {
             app.hookedClock?.hook.set { [self] seconds in
                 waits.withLock { $0.append(seconds) }
-                if blocks { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
+                defer { ended.withLock { $0 += 1 } }
+                if blocks { try await Gate().pass() }
                 clock.advance(seconds)
             }
         }
@@ -41,7 +45,7 @@ struct DeviceCodeFlowAPITests {
 
     @Test("The first poll goes out at once: an approved code needs no wait")
     func firstPollIsImmediate() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let sleeper = Sleeper(clock: clock)
         sleeper.install(on: app)
@@ -60,7 +64,7 @@ struct DeviceCodeFlowAPITests {
 
     @Test("Pending waits one interval, slow_down adds five seconds, then the tokens come")
     func pendingAndSlowDown() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let sleeper = Sleeper(clock: clock)
         sleeper.install(on: app)
@@ -74,7 +78,7 @@ struct DeviceCodeFlowAPITests {
 
     @Test("Concurrent and later awaits share one polling loop and one outcome")
     func awaitingTwice() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         Sleeper(clock: clock).install(on: app)
         provider.scripted = [Self.pending(), Self.pending()]
@@ -90,23 +94,22 @@ struct DeviceCodeFlowAPITests {
 
     @Test("Cancelling the awaiting task stops polling at once; no request follows; every await gets userCanceled")
     func cancellingTheTask() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let sleeper = Sleeper(clock: clock, blocks: true)
         sleeper.install(on: app)
         provider.scripted = [Self.pending()]
         let flow = try await app.startDeviceCodeFlow(with: MSALDeviceCodeParameters(scopes: ["User.Read"]))
         let waiting = Task { try await flow.result() }
-        while sleeper.waits.get().isEmpty { try await Task.sleep(nanoseconds: 2_000_000) }
-        let cancelledAt = Date()
+        try await eventually("the flow waits between polls") { !sleeper.waits.get().isEmpty }
         waiting.cancel()
-        let error = await #expect(throws: MSALErrorInfo.self) { try await waiting.value }
         // The sleeper blocks until cancelled: returning at all proves the wait ended; the bound only catches a hang.
-        #expect(Date().timeIntervalSince(cancelledAt) < 30, "the flow returns once cancelled, not after the interval")
+        let error = await #expect(throws: MSALErrorInfo.self) { try await value(of: waiting) }
         #expect(error?.code == .userCanceled)
         #expect(error?.internalCode == .internalErrorSessionCanceled)
         #expect(error?.correlationId == flow.correlationId)
-        try await Task.sleep(nanoseconds: 50_000_000)
+        // The polling loop stops when its wait ends cancelled: no request can follow it.
+        try await eventually("the cancelled wait ends") { sleeper.ended.get() == 1 }
         #expect(devicePolls() == 1, "no request after the cancellation")
         let again = await #expect(throws: MSALErrorInfo.self) { try await flow.result() }
         #expect(again?.code == .userCanceled)
@@ -144,7 +147,7 @@ struct DeviceCodeFlowAPITests {
         ("bad_verification_code", MSALError.internal, MSALInternalError?.some(.internalErrorInvalidGrant)),
     ])
     func terminalAnswers(_ answer: String, _ code: MSALError, _ internalCode: MSALInternalError?) async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         Sleeper(clock: clock).install(on: app)
         provider.scripted = [Self.pending(), Self.pending(answer)]
@@ -158,7 +161,7 @@ struct DeviceCodeFlowAPITests {
 
     @Test("The one-call form is the two steps: the handler gets the code once, then the result")
     func oneCallForm() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let sleeper = Sleeper(clock: clock)
         sleeper.install(on: app)

@@ -1,5 +1,6 @@
 import MSALTesting
 import Foundation
+import MSALTestSupport
 import Testing
 import MSAL
 @testable import MSALCore
@@ -11,12 +12,12 @@ struct DeviceCodeFlowTests {
     /// Records the waits; `onSleep` runs at each one (with its index) before the clocks move.
     final class FastSleeper: @unchecked Sendable {
         let waits = LockedBox<[TimeInterval]>([])
-        let clock: TestClock
+        let clock: MSALTestClock
         let emulator: IdentityEmulator
         let advanceEmulator: @Sendable (Int, TimeInterval) -> TimeInterval
         let onSleep: @Sendable (Int) async throws -> Void
 
-        init(clock: TestClock, emulator: IdentityEmulator,
+        init(clock: MSALTestClock, emulator: IdentityEmulator,
              advanceEmulator: @escaping @Sendable (Int, TimeInterval) -> TimeInterval = { $1 },
              onSleep: @escaping @Sendable (Int) async throws -> Void = { _ in }) {
             self.clock = clock
@@ -47,8 +48,8 @@ struct DeviceCodeFlowTests {
         return try await IdentityEmulator.start(configuration)
     }
 
-    func makeApp(_ emulator: IdentityEmulator, clock: TestClock, storage: MSALInMemoryTokenCacheStorage,
-                 http: CountingHTTPClient = CountingHTTPClient()) throws -> MSALPublicClientApplication {
+    func makeApp(_ emulator: IdentityEmulator, clock: MSALTestClock, storage: MSALInMemoryTokenCacheStorage,
+                 http: MSALRecordingHTTPClient = MSALRecordingHTTPClient()) throws -> MSALPublicClientApplication {
         let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
         let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId, redirectUri: "http://localhost",
                                                        authority: try MSALAuthority(url: url))
@@ -61,9 +62,9 @@ struct DeviceCodeFlowTests {
     @Test func pendingThenSuccessIsStoredLikeAnySignIn() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let storage = MSALInMemoryTokenCacheStorage()
-        let http = CountingHTTPClient()
+        let http = MSALRecordingHTTPClient()
         let app = try makeApp(emulator, clock: clock, storage: storage, http: http)
         let codes = LockedBox<[MSALDeviceCode]>([])
         let sleeper = FastSleeper(clock: clock, emulator: emulator, onSleep: { index in
@@ -104,7 +105,7 @@ struct DeviceCodeFlowTests {
         // so a busy machine (10 s of slack) cannot make the second poll look patient.
         let emulator = try await startEmulator(interval: 20)
         defer { Task { await emulator.stop() } }
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
         let codes = LockedBox<[MSALDeviceCode]>([])
         // The first poll goes out at once (pending, never slow_down); the emulator's time stands still for the first
@@ -125,7 +126,7 @@ struct DeviceCodeFlowTests {
     @Test func expiryStopsWithAClearError() async throws {
         let emulator = try await startEmulator(lifetime: 3)
         defer { Task { await emulator.stop() } }
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
         FastSleeper(clock: clock, emulator: emulator).install(on: app)
         let error = await #expect(throws: MSALErrorInfo.self) {
@@ -150,7 +151,7 @@ struct DeviceCodeFlowTests {
     @Test func declinedMeansUserCanceled() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
         let codes = LockedBox<[MSALDeviceCode]>([])
         FastSleeper(clock: clock, emulator: emulator, onSleep: { index in
@@ -171,14 +172,14 @@ struct DeviceCodeFlowTests {
     @Test func cancellingTheTaskStopsPolling() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let app = try makeApp(emulator, clock: TestClock(), storage: MSALInMemoryTokenCacheStorage())
+        let app = try makeApp(emulator, clock: MSALTestClock(), storage: MSALInMemoryTokenCacheStorage())
         let issued = LockedBox(false)
         let task = Task {
             try await app.acquireTokenWithDeviceCode(with: MSALDeviceCodeParameters(scopes: ["User.Read"])) { _ in issued.set(true) }
         }
-        while !issued.get() { try await Task.sleep(nanoseconds: 10_000_000) }
+        try await eventually("the device code is issued") { issued.get() }
         task.cancel()
-        let result = await task.result
+        let result = await Task { try await value(of: task) }.result
         guard case .failure(let error) = result else {
             Issue.record("The flow should have been cancelled")
             return
@@ -189,7 +190,7 @@ struct DeviceCodeFlowTests {
     @Test func autoApprovedCodeSucceedsAtFirstPollWithCompletionBlock() async throws {
         let emulator = try await startEmulator(autoApprove: true)
         defer { Task { await emulator.stop() } }
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage())
         let sleeper = FastSleeper(clock: clock, emulator: emulator)
         sleeper.install(on: app)
@@ -205,8 +206,8 @@ struct DeviceCodeFlowTests {
     @Test func aCodeApprovedBeforeAwaitingIsRedeemedByTheFirstPoll() async throws {
         let emulator = try await startEmulator(interval: 5)
         defer { Task { await emulator.stop() } }
-        let clock = TestClock()
-        let http = CountingHTTPClient()
+        let clock = MSALTestClock()
+        let http = MSALRecordingHTTPClient()
         let app = try makeApp(emulator, clock: clock, storage: MSALInMemoryTokenCacheStorage(), http: http)
         let sleeper = FastSleeper(clock: clock, emulator: emulator)
         sleeper.install(on: app)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// The device code polling rules, without I/O.
 @Suite("Device code polling state machine")

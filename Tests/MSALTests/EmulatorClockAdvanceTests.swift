@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Testing
 import MSAL
 import MSALTesting
@@ -22,7 +23,7 @@ struct EmulatorClockAdvanceTests {
         let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
         let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId, redirectUri: "http://localhost",
                                                        authority: try MSALAuthority(url: url))
-        config.httpClient = CountingHTTPClient()
+        config.httpClient = MSALRecordingHTTPClient()
         config.cacheConfig.storage = storage
         return try MSALPublicClientApplication(configuration: config)
     }
@@ -118,7 +119,7 @@ struct EmulatorClockAdvanceTests {
         let config = MSALConfidentialClientApplicationConfig(clientId: EmulatorConfiguration.middleTierClientId,
                                                              clientCredential: .secret("middle-tier-secret"),
                                                              authority: try MSALAuthority(url: url))
-        config.httpClient = CountingHTTPClient()
+        config.httpClient = MSALRecordingHTTPClient()
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
         let middle = try MSALConfidentialClientApplication(configuration: config)
         let audiences = [EmulatorConfiguration.middleTierClientId, api]

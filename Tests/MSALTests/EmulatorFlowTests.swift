@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Testing
 import MSAL
 import MSALTesting
@@ -9,7 +10,7 @@ import MSALSamples
 /// The library's flows against the identity platform emulator, a real HTTP server on 127.0.0.1.
 @Suite("Flows against the emulator", .serialized)
 struct EmulatorFlowTests {
-    func makeApp(_ emulator: IdentityEmulator, http: CountingHTTPClient, clock: any MSALClock = MSALSystemClock(),
+    func makeApp(_ emulator: IdentityEmulator, http: MSALRecordingHTTPClient, clock: any MSALClock = MSALSystemClock(),
                  storage: any MSALTokenCacheStorage = MSALInMemoryTokenCacheStorage(),
                  authority: String? = nil, known: [MSALAuthority] = []) throws -> MSALPublicClientApplication {
         let url = URL(string: authority ?? "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
@@ -31,8 +32,8 @@ struct EmulatorFlowTests {
     @Test func signInSilentHitRefreshAndGraph() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let http = CountingHTTPClient()
-        let clock = TestClock()
+        let http = MSALRecordingHTTPClient()
+        let clock = MSALTestClock()
         let storage = MSALInMemoryTokenCacheStorage()
         let app = try makeApp(emulator, http: http, clock: clock, storage: storage)
 
@@ -75,7 +76,7 @@ struct EmulatorFlowTests {
     @Test func revokedRefreshTokenMeansInteractionRequired() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let http = CountingHTTPClient()
+        let http = MSALRecordingHTTPClient()
         let app = try makeApp(emulator, http: http)
         let result = try await app.acquireToken(with: interactive(["User.Read"]))
         await emulator.revokeAllRefreshTokens()
@@ -91,7 +92,7 @@ struct EmulatorFlowTests {
     @Test func serverFaultsAreRetriedThenTyped() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let http = CountingHTTPClient()
+        let http = MSALRecordingHTTPClient()
         let app = try makeApp(emulator, http: http)
         let result = try await app.acquireToken(with: interactive(["User.Read"]))
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
@@ -109,8 +110,8 @@ struct EmulatorFlowTests {
     @Test func concurrentRefreshesShareOneRequest() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let http = CountingHTTPClient()
-        let clock = TestClock()
+        let http = MSALRecordingHTTPClient()
+        let clock = MSALTestClock()
         let app = try makeApp(emulator, http: http, clock: clock)
         let result = try await app.acquireToken(with: interactive(["User.Read"]))
         emulator.clock.advance(by: 4000)
@@ -133,7 +134,7 @@ struct EmulatorFlowTests {
     @Test func b2cSignInPerPolicy() async throws {
         let emulator = try await startEmulator(autoApprove: "carol@example.com")
         defer { Task { await emulator.stop() } }
-        let http = CountingHTTPClient()
+        let http = MSALRecordingHTTPClient()
         let policyURL = "\(emulator.httpURL.absoluteString)/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signupsignin"
         let authority = try MSALB2CAuthority(url: URL(string: policyURL)!)
         let app = try makeApp(emulator, http: http, authority: policyURL, known: [authority])

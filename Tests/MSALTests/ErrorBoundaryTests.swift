@@ -1,5 +1,6 @@
 import MSALTesting
 import Foundation
+import MSALTestSupport
 import Testing
 import MSAL
 @testable import MSALCore
@@ -9,7 +10,7 @@ import MSAL
 /// the cache storage.
 @Suite("Error boundary")
 struct ErrorBoundaryTests {
-    let provider = FakeIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+    let provider = MSALScriptedIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
 
     /// An error type MSAL does not know.
     struct ForeignError: Error, Equatable { var detail = "foreign" }
@@ -19,13 +20,13 @@ struct ErrorBoundaryTests {
     final class FaultyTransport: MSALHTTPClient, @unchecked Sendable {
         enum Fault { case none, fail(any Error), stall }
 
-        let provider: FakeIdentityProvider
+        let provider: MSALScriptedIdentityProvider
         private let lock = NSLock()
         private var currentFault = Fault.none
         private var stalled = false
         private var faulted: [MSALHTTPRequest] = []
 
-        init(_ provider: FakeIdentityProvider) { self.provider = provider }
+        init(_ provider: MSALScriptedIdentityProvider) { self.provider = provider }
 
         var fault: Fault {
             get { lock.withLock { currentFault } }
@@ -79,7 +80,7 @@ struct ErrorBoundaryTests {
     /// An application on the fake provider behind `transport`, with a signed-in account whose access token has
     /// expired (so a silent request goes to the token endpoint).
     private func signedInApp(_ transport: FaultyTransport) async throws -> (MSALPublicClientApplication, MSALAccount) {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock) { $0.httpClient = transport }
         let result = try await app.acquireToken(with: interactiveParameters(provider))
         clock.advance(7200)
@@ -112,12 +113,6 @@ struct ErrorBoundaryTests {
         }
     }
 
-    /// Waits (up to 10 s) until `condition` holds.
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        for _ in 0..<1000 where !condition() { try await Task.sleep(nanoseconds: 10_000_000) }
-        try #require(condition())
-    }
-
     /// Everything an application could print of an error.
     private func printable(_ error: MSALErrorInfo) -> String {
         let ns = error as NSError
@@ -134,7 +129,7 @@ struct ErrorBoundaryTests {
         let correlationId = UUID()
         let parameters = silentParameters(account, correlationId: correlationId)
         let task = Task { try await app.acquireTokenSilent(with: parameters) }
-        try await waitUntil { transport.isStalled }
+        try await eventually("the transport stalls") { transport.isStalled }
         let cancelled = Date()
         task.cancel()
         let error = await msalError { try await task.value }
@@ -154,7 +149,7 @@ struct ErrorBoundaryTests {
         let correlationId = UUID()
         let parameters = deviceCodeParameters(correlationId: correlationId)
         let task = Task { try await app.acquireTokenWithDeviceCode(with: parameters) { _ in } }
-        try await waitUntil { transport.isStalled }
+        try await eventually("the transport stalls") { transport.isStalled }
         task.cancel()
         let error = await msalError { try await task.value }
         #expect(error?.code == .userCanceled)
@@ -262,7 +257,7 @@ struct ErrorBoundaryTests {
 
         // The user declined in the browser.
         let webview = MSALWebviewParameters()
-        webview.webAuthenticator = FakeWebAuthenticator(provider: provider, redirectOverride: ["error": "access_denied", "code": ""])
+        webview.webAuthenticator = MSALScriptedWebAuthenticator(provider: provider, redirectOverride: ["error": "access_denied", "code": ""])
         let declinedParameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
         let declinedId = UUID()
         declinedParameters.correlationId = declinedId

@@ -7,6 +7,7 @@ import MSALLoopback
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import MSALTestSupport
 #endif
 
 /// The fuzz targets' committed inputs (`Fuzz/Corpus/<target>`: seeds; `Fuzz/Regressions/<target>`: inputs that once

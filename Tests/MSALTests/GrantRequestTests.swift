@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// The exact form bodies of the token grants MSAL sends.
 @Suite("Grant requests")

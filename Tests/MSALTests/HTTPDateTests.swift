@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// HTTP dates (RFC 9110 §5.6.7), as the `Date` and `Retry-After` headers carry them.
 @Suite("HTTP dates")
@@ -37,7 +38,7 @@ struct HTTPDateTests {
     func roundTrip() {
         for seconds in stride(from: -86_400 * 365 * 30, to: 86_400 * 365 * 80, by: 7_654_321) {
             let date = Date(timeIntervalSince1970: TimeInterval(seconds))
-            let text = FakeIdentityProvider.httpDate(date)
+            let text = MSALScriptedIdentityProvider.httpDate(date)
             #expect(HTTPDate.parse(text) == date, "\(text)")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import Logging
 import Testing
 import MSAL
@@ -13,8 +14,8 @@ struct HTTPTraceTests {
     struct Traced {
         let app: MSALPublicClientApplication
         let http: SecretCollectingHTTPClient
-        let log: TraceRecordingLogHandler
-        let clock: TestClock
+        let log: RecordingLogHandler
+        let clock: MSALTestClock
     }
 
     func makeApp(_ emulator: IdentityEmulator, pii: Bool) throws -> Traced {
@@ -22,12 +23,12 @@ struct HTTPTraceTests {
         let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId, redirectUri: "http://localhost",
                                                        authority: try MSALAuthority(url: url))
         let http = SecretCollectingHTTPClient()
-        let (logger, log) = TraceRecordingLogHandler.logger()
-        let clock = TestClock()
+        let (logger, log) = RecordingLogHandler.logger()
+        let clock = MSALTestClock()
         config.httpClient = http
         config.clock = clock
         config.logger = logger
-        config.loggerConfig = TraceRecordingLogHandler.settings(pii: pii)
+        config.loggerConfig = MSALLoggerConfig.verbose(pii: pii)
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
         return Traced(app: try MSALPublicClientApplication(configuration: config), http: http, log: log, clock: clock)
     }
@@ -39,7 +40,7 @@ struct HTTPTraceTests {
     }
 
     /// The trace lines of requests to `path` (a suffix), answered with `status`.
-    static func lines(_ log: TraceRecordingLogHandler, _ method: String, pathSuffix: String, status: Int) -> [String] {
+    static func lines(_ log: RecordingLogHandler, _ method: String, pathSuffix: String, status: Int) -> [String] {
         log.all.filter { line in
             guard let range = line.range(of: "HTTP \(method) ") else { return false }
             let rest = line[range.upperBound...]
@@ -130,7 +131,7 @@ struct HTTPTraceTests {
                                                              authority: try MSALAuthority(url: url))
         config.httpClient = http
         config.logger = logger
-        config.loggerConfig = TraceRecordingLogHandler.settings(pii: false)
+        config.loggerConfig = MSALLoggerConfig.verbose(pii: false)
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
         return try MSALConfidentialClientApplication(configuration: config)
     }
@@ -140,7 +141,7 @@ struct HTTPTraceTests {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
         let http = SecretCollectingHTTPClient()
-        let (logger, log) = TraceRecordingLogHandler.logger()
+        let (logger, log) = RecordingLogHandler.logger()
         let app = try makeDaemon(emulator, secret: "daemon-secret", http: http, logger: logger)
         let scopes = ["https://graph.microsoft.com/.default"]
 
@@ -170,7 +171,7 @@ struct HTTPTraceTests {
     func errorTrace() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let (logger, log) = TraceRecordingLogHandler.logger()
+        let (logger, log) = RecordingLogHandler.logger()
         let wrong = try makeDaemon(emulator, secret: "not-the-right-secret", http: SecretCollectingHTTPClient(), logger: logger)
         let scopes = ["https://graph.microsoft.com/.default"]
         let error = await #expect(throws: MSALErrorInfo.self) {

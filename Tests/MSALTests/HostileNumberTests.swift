@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// Numbers a hostile or broken identity provider sends (outside `Int`'s range, infinities, NaN, negative, not
 /// numbers at all) end a call with a typed error or are clamped; they never take the process down.
@@ -79,7 +80,7 @@ struct HostileNumberTests {
     // MARK: Token responses through the library
 
     /// A token response carrying `member` with the raw JSON `value`; everything else is what a refresh needs.
-    private func tokenBody(_ provider: FakeIdentityProvider, _ member: String, _ value: String) -> MSALHTTPResponse {
+    private func tokenBody(_ provider: MSALScriptedIdentityProvider, _ member: String, _ value: String) -> MSALHTTPResponse {
         var members = [#""token_type":"Bearer""#, #""scope":"User.Read""#, #""access_token":"at-hostile""#,
                        #""refresh_token":"rt-hostile""#, #""client_info":"\#(provider.clientInfo())""#,
                        #""expires_in":3600"#]
@@ -89,7 +90,7 @@ struct HostileNumberTests {
                                 body: Data(("{" + members.joined(separator: ",") + "}").utf8))
     }
 
-    private func signedInApp(_ provider: FakeIdentityProvider, clock: TestClock) async throws -> (MSALPublicClientApplication, MSALAccount) {
+    private func signedInApp(_ provider: MSALScriptedIdentityProvider, clock: MSALTestClock) async throws -> (MSALPublicClientApplication, MSALAccount) {
         let app = try makeFakeApp(provider, clock: clock)
         let result = try await app.acquireToken(with: interactiveParameters(provider))
         return (app, result.account)
@@ -110,8 +111,8 @@ struct HostileNumberTests {
 
     @Test(arguments: lifetimeMembers)
     func unusableLifetimesInATokenResponseAreATypedError(member: String) async throws {
-        let provider = FakeIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
-        let clock = TestClock()
+        let provider = MSALScriptedIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+        let clock = MSALTestClock()
         let (app, account) = try await signedInApp(provider, clock: clock)
         for value in Self.refusedLifetimes {
             provider.scripted = [tokenBody(provider, member, value)]
@@ -131,8 +132,8 @@ struct HostileNumberTests {
 
     @Test(arguments: lifetimeMembers)
     func hugeLifetimesInATokenResponseAreClampedToTenYears(member: String) async throws {
-        let provider = FakeIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
-        let clock = TestClock()
+        let provider = MSALScriptedIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+        let clock = MSALTestClock()
         let (app, account) = try await signedInApp(provider, clock: clock)
         for value in Self.clampedLifetimes {
             provider.scripted = [tokenBody(provider, member, value)]
@@ -152,8 +153,8 @@ struct HostileNumberTests {
     }
 
     @Test func errorCodesOutsideTheIntegerRangeAreDropped() async throws {
-        let provider = FakeIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
-        let (app, account) = try await signedInApp(provider, clock: TestClock())
+        let provider = MSALScriptedIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+        let (app, account) = try await signedInApp(provider, clock: MSALTestClock())
         let body = #"{"error":"invalid_grant","error_description":"AADSTS70008: expired","#
             + #""error_codes":[1e300,-1e300,9.3e18,"1e300",50142.5,70008,"AADSTS50076"]}"#
         provider.scripted = [MSALHTTPResponse(statusCode: 400, headers: [:], body: Data(body.utf8))]

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 @Suite("Id token signature (RS256 against a JWKS)")
 struct IdTokenSignatureTests {

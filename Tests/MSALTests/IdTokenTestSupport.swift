@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// Builds JWTs for tests, optionally signed (RS256) with a key made at run time.
 enum TestJWT {

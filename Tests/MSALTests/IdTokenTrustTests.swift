@@ -3,12 +3,13 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// What an OpenID client must refuse (OpenID Connect Core §3.1.3.7, §12.2; RFC 6749 §5.1), through the library
 /// against a provider that misbehaves in one way at a time.
 @Suite("Id token trust: signatures, audiences, subjects, clocks")
 struct IdTokenTrustTests {
-    let provider = FakeIdentityProvider(host: "login-trust-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+    let provider = MSALScriptedIdentityProvider(host: "login-trust-\(UUID().uuidString.prefix(8).lowercased()).example.com")
 
     private func expectRefused(_ app: MSALPublicClientApplication, _ internalCode: MSALInternalError = .internalErrorInvalidResponse,
                                mentioning text: String, freshCache: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) async {
@@ -64,7 +65,7 @@ struct IdTokenTrustTests {
 
     @Test("An unknown kid refetches the keys once (rollover), and at most once per interval")
     func unknownKidRefetchesOnce() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         _ = try await app.acquireToken(with: interactiveParameters(provider))
         #expect(provider.keyRequests == 1)
@@ -127,7 +128,7 @@ struct IdTokenTrustTests {
 
     @Test("A refresh whose id token names another subject replaces nothing")
     func refreshMustKeepSubject() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let signedIn = try await app.acquireToken(with: interactiveParameters(provider))
         clock.advance(3600)
@@ -161,24 +162,24 @@ struct IdTokenTrustTests {
     @Test("A client clock hours off still signs in when the provider sends its Date")
     func skewedClientUsesServerClock() async throws {
         let serverNow = Date()
-        let clock = TestClock(serverNow.addingTimeInterval(3 * 3600))
+        let clock = MSALTestClock(serverNow.addingTimeInterval(3 * 3600))
         let app = try makeFakeApp(provider, clock: clock)
-        provider.clock = TestClock(serverNow)
+        provider.clock = MSALTestClock(serverNow)
         provider.serverDate = serverNow
         _ = try await app.acquireToken(with: interactiveParameters(provider))
         // Without the header, the local clock is all there is: the token looks expired.
         provider.serverDate = nil
         let second = try makeFakeApp(provider, clock: clock)
-        provider.clock = TestClock(serverNow)
+        provider.clock = MSALTestClock(serverNow)
         await expectRefused(second, mentioning: "exp")
     }
 
     @Test("A token expired by the provider's own clock is refused whatever the local clock says")
     func expiredByServerClock() async throws {
         let serverNow = Date()
-        let clock = TestClock(serverNow.addingTimeInterval(-3 * 3600))
+        let clock = MSALTestClock(serverNow.addingTimeInterval(-3 * 3600))
         let app = try makeFakeApp(provider, clock: clock)
-        provider.clock = TestClock(serverNow.addingTimeInterval(-7200))
+        provider.clock = MSALTestClock(serverNow.addingTimeInterval(-7200))
         provider.serverDate = serverNow
         await expectRefused(app, mentioning: "exp")
     }

@@ -1,12 +1,13 @@
 import MSALTesting
 import Foundation
+import MSALTestSupport
 import Testing
 import MSAL
 @testable import MSALCore
 
 @Suite("Interactive acquisition and accounts")
 struct InteractiveFlowTests {
-    let provider = FakeIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+    let provider = MSALScriptedIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
 
     @Test func authorizeURLCarriesPKCEStateNonceAndHints() async throws {
         let app = try makeFakeApp(provider) { $0.clientApplicationCapabilities = ["cp1"] }
@@ -49,7 +50,7 @@ struct InteractiveFlowTests {
         let app = try makeFakeApp(provider)
         func run(_ override: [String: String]) async -> (any Error)? {
             let webview = MSALWebviewParameters()
-            webview.webAuthenticator = FakeWebAuthenticator(provider: provider, redirectOverride: override)
+            webview.webAuthenticator = MSALScriptedWebAuthenticator(provider: provider, redirectOverride: override)
             do {
                 _ = try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
                 return nil
@@ -67,15 +68,18 @@ struct InteractiveFlowTests {
 
     @Test func secondInteractiveCallWhileOneRunsFails() async throws {
         let app = try makeFakeApp(provider)
-        let slow = SlowAuthenticator(provider: provider)
+        let held = HeldAuthenticator(provider: provider)
+        defer { held.gate.openGate() }
         let webview = MSALWebviewParameters()
-        webview.webAuthenticator = slow
+        webview.webAuthenticator = held
         let first = Task { try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)) }
-        try await Task.sleep(nanoseconds: 100_000_000)
+        // The first sign-in is showing its page (held there) while the second one starts.
+        try await held.gate.waitForArrivals(1)
         await #expect {
             try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
         } throws: { ($0 as? MSALErrorInfo)?.internalCode == .internalErrorInteractiveSessionAlreadyRunning }
-        _ = try await first.value
+        held.gate.openGate()
+        _ = try await value(of: first)
     }
 
     @Test func accountsCurrentAccountRemoveAndSignout() async throws {
@@ -128,21 +132,22 @@ struct InteractiveFlowTests {
 
 /// Remembers the last authorization URL it was given.
 final class RecordingAuthenticator: MSALDirectWebAuthenticator {
-    let provider: FakeIdentityProvider
+    let provider: MSALScriptedIdentityProvider
     let lastURL = LockedBox<URL?>(nil)
-    init(provider: FakeIdentityProvider) { self.provider = provider }
+    init(provider: MSALScriptedIdentityProvider) { self.provider = provider }
     func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
         lastURL.set(url)
         return MSALWebAuthenticationResponse(redirectUri: request.redirectUri, parameters: provider.authorize(url))
     }
 }
 
-/// Takes half a second before answering.
-struct SlowAuthenticator: MSALDirectWebAuthenticator {
-    let provider: FakeIdentityProvider
+/// Shows its page until the test opens its gate, then answers.
+struct HeldAuthenticator: MSALDirectWebAuthenticator {
+    let provider: MSALScriptedIdentityProvider
+    let gate = Gate()
     func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
-        try await Task.sleep(nanoseconds: 500_000_000)
-        return try await FakeWebAuthenticator(provider: provider).present(url, for: request)
+        try await gate.pass()
+        return try await MSALScriptedWebAuthenticator(provider: provider).present(url, for: request)
     }
 }
 
@@ -151,9 +156,9 @@ struct SlowAuthenticator: MSALDirectWebAuthenticator {
 @Suite("Interactive sign-in order")
 struct InteractiveOrderTests {
     final class PreparingAuthenticator: MSALWebAuthenticator, @unchecked Sendable {
-        let provider: FakeIdentityProvider
+        let provider: MSALScriptedIdentityProvider
         let events = LockedBox<[String]>([])
-        init(provider: FakeIdentityProvider) { self.provider = provider }
+        init(provider: MSALScriptedIdentityProvider) { self.provider = provider }
 
         struct Session: MSALWebAuthenticationSession {
             let owner: PreparingAuthenticator
@@ -172,7 +177,7 @@ struct InteractiveOrderTests {
     }
 
     @Test func theURLNamesThePreparedRedirectURIAndTheCodeIsRedeemedWithIt() async throws {
-        let provider = FakeIdentityProvider()
+        let provider = MSALScriptedIdentityProvider()
         let app = try makeFakeApp(provider)
         let authenticator = PreparingAuthenticator(provider: provider)
         let webview = MSALWebviewParameters()

@@ -1,5 +1,6 @@
 import MSALTesting
 import Foundation
+import MSALTestSupport
 import Testing
 import MSAL
 @testable import MSALCore
@@ -12,16 +13,15 @@ struct InteractiveSessionsTests {
     /// A user agent that waits until its task is cancelled.
     struct WaitingAuthenticator: MSALDirectWebAuthenticator {
         func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
-            while true {
-                try await Task.sleep(nanoseconds: 10_000_000)
-            }
+            try await Gate().pass()
+            throw CancellationError()
         }
     }
 
     @Test func cancelReachesEverySignIn() async throws {
         let sessions = InteractiveSessions()
         func app(_ name: String) throws -> MSALPublicClientApplication {
-            let provider = FakeIdentityProvider(host: "login-\(name)-\(UUID().uuidString.prefix(6).lowercased()).example.com")
+            let provider = MSALScriptedIdentityProvider(host: "login-\(name)-\(UUID().uuidString.prefix(6).lowercased()).example.com")
             let authority = try MSALAADAuthority(url: URL(string: "https://\(provider.host)/common")!)
             let config = MSALPublicClientApplicationConfig(clientId: provider.clientId, redirectUri: "http://localhost", authority: authority)
             config.httpClient = provider
@@ -48,13 +48,12 @@ struct InteractiveSessionsTests {
                 }
             }
         }
+        defer { for signIn in signIns { signIn.cancel() } }
         // Both sign-ins reach their user agent.
-        let deadline = Date().addingTimeInterval(30)
-        while sessions.count < 2, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
-        #expect(sessions.count == 2)
+        try await eventually("both sign-ins start") { sessions.count == 2 }
         #expect(sessions.cancelAll())
         for signIn in signIns {
-            let error = await signIn.value
+            let error = try await value(of: Task { await signIn.value })
             #expect(error?.code == .userCanceled)
         }
         #expect(sessions.count == 0)

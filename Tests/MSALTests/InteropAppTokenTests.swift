@@ -3,6 +3,7 @@ import MSAL
 import MSALTesting
 import Testing
 @testable import MSALCore
+import MSALTestSupport
 
 /// App tokens (client credentials) shared with Microsoft's MSAL for Python through one unified cache file, both
 /// ways: each library's `acquire_token_for_client` is answered from the token the other stored.
@@ -10,7 +11,7 @@ import Testing
 struct InteropAppTokenTests {
     static let scope = "https://graph.microsoft.com/.default"
 
-    func makeApp(_ provider: FakeIdentityProvider, file: URL) throws -> MSALConfidentialClientApplication {
+    func makeApp(_ provider: MSALScriptedIdentityProvider, file: URL) throws -> MSALConfidentialClientApplication {
         let authority = try MSALAADAuthority(url: URL(string: "https://\(provider.host)/\(provider.tenant)")!)
         let config = MSALConfidentialClientApplicationConfig(clientId: provider.clientId, clientCredential: .secret("s"),
                                                              authority: authority)
@@ -28,7 +29,7 @@ struct InteropAppTokenTests {
     @Test(.enabled(if: InteropTests.python != nil)) func msalPythonHitsTheAppTokenThisLibraryStored() async throws {
         let file = try temporaryFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let provider = FakeIdentityProvider(host: "login.microsoftonline.com")
+        let provider = MSALScriptedIdentityProvider(host: "login.microsoftonline.com")
         let token = try await makeApp(provider, file: file).acquireTokenForClient(
             with: MSALClientCredentialParameters(scopes: [Self.scope]))
         let peer = try await InteropTests.runPeer(["read-app", file.path, provider.clientId, provider.tenant, Self.scope])
@@ -40,7 +41,7 @@ struct InteropAppTokenTests {
     @Test(.enabled(if: InteropTests.python != nil)) func thisLibraryHitsTheAppTokenMSALPythonStored() async throws {
         let file = try temporaryFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let provider = FakeIdentityProvider(host: "login.microsoftonline.com")
+        let provider = MSALScriptedIdentityProvider(host: "login.microsoftonline.com")
         _ = try await InteropTests.runPeer(["write-app", file.path, provider.clientId, provider.tenant, Self.scope,
                                       String(Int(Date().timeIntervalSince1970))])
         let result = try await makeApp(provider, file: file).acquireTokenForClient(

@@ -1,5 +1,6 @@
 import MSALTesting
 import Foundation
+import MSALTestSupport
 import Testing
 import MSAL
 @testable import MSALCore
@@ -22,24 +23,12 @@ struct InteropTests {
 
     static func runPeer(_ arguments: [String]) async throws -> [String: Any] {
         guard let python else { throw PeerMissing() }
-        return try await offThePool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [peerScript] + arguments
-            let output = Pipe()
-            let errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            guard process.terminationStatus == 0,
-                  let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw PeerFailed(message: errorText)
-            }
-            return object
+        let result = try await ProcessRunner.run(URL(fileURLWithPath: python), [peerScript] + arguments, timeout: 120)
+        guard result.status == 0, !result.timedOut,
+              let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+            throw PeerFailed(message: result.stderr)
         }
+        return object
     }
 
     struct PeerMissing: Error {}
@@ -56,7 +45,7 @@ struct InteropTests {
     @Test(.enabled(if: python != nil)) func msalPythonHitsTheCacheThisLibraryWrote() async throws {
         let file = temporaryCacheFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let provider = FakeIdentityProvider(host: "login.microsoftonline.com")
+        let provider = MSALScriptedIdentityProvider(host: "login.microsoftonline.com")
         let app = try makeFakeApp(provider, storage: MSALFileTokenCacheStorage(fileURL: file))
         let result = try await app.acquireToken(with: interactiveParameters(provider))
         let peer = try await Self.runPeer(["read", file.path, provider.clientId, provider.tenant, "User.Read"])
@@ -73,7 +62,7 @@ struct InteropTests {
         let file = temporaryCacheFile()
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let provider = FakeIdentityProvider(host: "login.microsoftonline.com")
+        let provider = MSALScriptedIdentityProvider(host: "login.microsoftonline.com")
         let now = Int(Date().timeIntervalSince1970)
         let written = try await Self.runPeer(["write", file.path, provider.clientId, provider.tenant, "User.Read", String(now)])
         let authority = try MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(provider.tenant)")!)

@@ -3,6 +3,7 @@ import Logging
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// `MSALLog` builds a message only when it will be delivered.
 @Suite("MSAL log levels")

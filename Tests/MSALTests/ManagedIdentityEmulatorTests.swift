@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import MSAL
 import MSALEmulator
 import MSALTesting
@@ -12,7 +13,7 @@ import Testing
 struct ManagedIdentityEmulatorTests {
     static let graph = "https://graph.microsoft.com"
 
-    func makeApp(_ identity: MSALManagedIdentityId = .systemAssigned, environment: [String: String], http: CountingHTTPClient,
+    func makeApp(_ identity: MSALManagedIdentityId = .systemAssigned, environment: [String: String], http: MSALRecordingHTTPClient,
                  arcDirectory: String = "/var/opt/azcmagent/tokens") throws -> MSALManagedIdentityApplication {
         let config = MSALManagedIdentityConfig()
         config.httpClient = http
@@ -39,7 +40,7 @@ struct ManagedIdentityEmulatorTests {
     }
 
     /// Gets a Graph token, lists users with it, and gets it again from the cache without a request.
-    func acquireAndUse(_ app: MSALManagedIdentityApplication, _ emulator: IdentityEmulator, http: CountingHTTPClient,
+    func acquireAndUse(_ app: MSALManagedIdentityApplication, _ emulator: IdentityEmulator, http: MSALRecordingHTTPClient,
                        expectedClientId: String) async throws {
         let token = try await app.acquireTokenForManagedIdentity(with: MSALManagedIdentityParameters(resource: Self.graph))
         #expect(token.tokenSource == .identityProvider)
@@ -66,7 +67,7 @@ struct ManagedIdentityEmulatorTests {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
         for identity in [MSALManagedIdentityId.systemAssigned] + Self.userAssigned {
-            let http = CountingHTTPClient()
+            let http = MSALRecordingHTTPClient()
             let app = try makeApp(identity, environment: emulator.appServiceEnvironment, http: http)
             #expect(app.source == .appService)
             let expected = identity == .systemAssigned
@@ -79,7 +80,7 @@ struct ManagedIdentityEmulatorTests {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
         for identity in [MSALManagedIdentityId.systemAssigned] + Self.userAssigned {
-            let http = CountingHTTPClient()
+            let http = MSALRecordingHTTPClient()
             let app = try makeApp(identity, environment: emulator.imdsEnvironment, http: http)
             #expect(app.source == .imds)
             let expected = identity == .systemAssigned
@@ -91,7 +92,7 @@ struct ManagedIdentityEmulatorTests {
     @Test func azureArcAnswersItsChallengeFromTheKeyFile() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let http = CountingHTTPClient()
+        let http = MSALRecordingHTTPClient()
         let app = try makeApp(environment: emulator.arcEnvironment, http: http, arcDirectory: emulator.arcTokenDirectory.path)
         #expect(app.source == .azureArc)
         let token = try await app.acquireTokenForManagedIdentity(with: MSALManagedIdentityParameters(resource: Self.graph))
@@ -106,7 +107,7 @@ struct ManagedIdentityEmulatorTests {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
         // The client's directory is the agent's (/var/opt/azcmagent/tokens); the emulator's challenge names another.
-        let app = try makeApp(environment: emulator.arcEnvironment, http: CountingHTTPClient())
+        let app = try makeApp(environment: emulator.arcEnvironment, http: MSALRecordingHTTPClient())
         await #expect { try await app.acquireTokenForManagedIdentity(with: MSALManagedIdentityParameters(resource: Self.graph)) } throws: { error in
             (error as? MSALErrorInfo)?.internalCode == .internalErrorInvalidResponse
         }
@@ -117,25 +118,25 @@ struct ManagedIdentityEmulatorTests {
         defer { Task { await emulator.stop() } }
         var wrongHeader = emulator.appServiceEnvironment
         wrongHeader["IDENTITY_HEADER"] = "not-the-identity-header"
-        let appService = try makeApp(environment: wrongHeader, http: CountingHTTPClient())
+        let appService = try makeApp(environment: wrongHeader, http: MSALRecordingHTTPClient())
         await #expect { try await appService.acquireTokenForManagedIdentity(with: MSALManagedIdentityParameters(resource: Self.graph)) } throws: { error in
             let info = error as? MSALErrorInfo
             return info?.httpStatusCode == 401 && !(info?.errorDescription.contains("not-the-identity-header") ?? true)
         }
         let unknown = try makeApp(.userAssignedClientId("00000000-0000-0000-0000-000000000001"), environment: emulator.imdsEnvironment,
-                                  http: CountingHTTPClient())
+                                  http: MSALRecordingHTTPClient())
         await #expect { try await unknown.acquireTokenForManagedIdentity(with: MSALManagedIdentityParameters(resource: Self.graph)) } throws: { error in
             let info = error as? MSALErrorInfo
             return info?.httpStatusCode == 400 && info?.oauthError == "invalid_request"
                 && info?.errorDescription.contains("Identity not found") == true
         }
-        let resource = try makeApp(environment: emulator.imdsEnvironment, http: CountingHTTPClient())
+        let resource = try makeApp(environment: emulator.imdsEnvironment, http: MSALRecordingHTTPClient())
         await #expect { try await resource.acquireTokenForManagedIdentity(with: MSALManagedIdentityParameters(resource: "https://nowhere.example")) } throws: { error in
             (error as? MSALErrorInfo)?.oauthError == "invalid_resource"
         }
     }
 
-    func daemon(_ emulator: IdentityEmulator, tokenFile: String, http: CountingHTTPClient) throws -> MSALConfidentialClientApplication {
+    func daemon(_ emulator: IdentityEmulator, tokenFile: String, http: MSALRecordingHTTPClient) throws -> MSALConfidentialClientApplication {
         let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
         let config = MSALConfidentialClientApplicationConfig(
             clientId: EmulatorConfiguration.daemonClientId, clientCredential: .workloadIdentity(tokenFile: tokenFile, environment: [:]),
@@ -154,7 +155,7 @@ struct ManagedIdentityEmulatorTests {
         let file = directory.appendingPathComponent("azure-identity-token")
         try Data(try await emulator.federatedToken(subject: EmulatorConfiguration.daemonFederatedSubject).utf8).write(to: file)
 
-        let http = CountingHTTPClient()
+        let http = MSALRecordingHTTPClient()
         let app = try daemon(emulator, tokenFile: file.path, http: http)
         let scopes = ["https://graph.microsoft.com/.default"]
         let token = try await app.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: scopes))

@@ -3,6 +3,7 @@ import MSAL
 import MSALTesting
 import Testing
 @testable import MSALCore
+import MSALTestSupport
 
 /// Managed identity: the source the environment names, each source's request, retries, the Azure Arc handshake,
 /// the cache, and hostile answers. The endpoints are scripted at MSAL's transport seam.
@@ -25,7 +26,7 @@ struct ManagedIdentityTests {
 
     func makeApp(_ http: MSALRecordingHTTPClient, environment: [String: String] = [:],
                  identity: MSALManagedIdentityId = .systemAssigned, arcDirectory: String = "/nonexistent",
-                 clock: TestClock = TestClock()) throws -> MSALManagedIdentityApplication {
+                 clock: MSALTestClock = MSALTestClock()) throws -> MSALManagedIdentityApplication {
         let config = MSALManagedIdentityConfig()
         config.httpClient = http
         config.environment = environment
@@ -169,7 +170,7 @@ struct ManagedIdentityTests {
     }
 
     @Test func appServiceSendsItsHeaderAndReadsExpiresOn() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let expiresOn = Int(clock.now().timeIntervalSince1970) + 3600
         let http = MSALRecordingHTTPClient { _ in
             Self.json(200, ["access_token": "app-service-token", "expires_on": String(expiresOn), "token_type": "Bearer"])

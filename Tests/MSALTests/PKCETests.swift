@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 @Suite("PKCE and OAuth randomness")
 struct PKCETests {

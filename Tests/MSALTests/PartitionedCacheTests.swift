@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import MSAL
 import MSALTesting
 import Testing
@@ -96,7 +97,7 @@ struct PartitionedCacheTests {
         let partition = Self.appPartition.lowercased()
         let release = try await setup.storage.holdLockAsAnotherInstance(partition)
         let waiting = Task { try await app.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: Self.graph)) }
-        try await waitUntil { setup.storage.counts.locks >= 2 }
+        try await eventually("the call waits for the lock") { setup.storage.counts.locks >= 2 }
         // Meanwhile the other instance gets a new token (here: an application on a storage of its own) and stores it.
         let elsewhere = Setup()
         elsewhere.clock.advance(setup.clock.now().timeIntervalSince(elsewhere.clock.now()))
@@ -104,7 +105,7 @@ struct PartitionedCacheTests {
         let fresh = try await other.acquireTokenForClient(with: MSALClientCredentialParameters(scopes: Self.graph))
         setup.storage.writeAsAnotherInstance(partition: partition, data: try #require(elsewhere.storage.data(of: partition)))
         release()
-        let token = try await waiting.value
+        let token = try await value(of: waiting)
         #expect(token.accessToken == fresh.accessToken)
         #expect(token.tokenSource == .cache)
         #expect(setup.clientCredentials() == 1)
@@ -123,7 +124,7 @@ struct PartitionedCacheTests {
         #expect(await storageClock.waitForSleepers(1))
         storageClock.advance(2)
         do {
-            _ = try await call.value
+            _ = try await value(of: call)
             Issue.record("a token was returned while the partition was locked")
         } catch let error as MSALErrorInfo {
             #expect((error.underlyingError as? MSALPartitionedCacheError)?.kind == .lockTimeout)
@@ -178,17 +179,5 @@ struct PartitionedCacheTests {
         #expect(setup.provider.tokenRequestBodies().filter { $0["grant_type"] == "refresh_token" }.count == 1)
         _ = try await a.signOut(signedIn.account)
         #expect(try await b.loadAccount(forIdentifier: home) == nil)
-    }
-}
-
-/// Waits (bounded: 30 s of real time) until `condition` holds; fails the test if it never does.
-func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("the condition never held", sourceLocation: sourceLocation)
-            return
-        }
-        try await Task.sleep(nanoseconds: 2_000_000)
     }
 }

@@ -5,6 +5,7 @@ import MSALFileStorage
 import MSALTesting
 @testable import MSALCore
 import MSALEmulator
+import MSALTestSupport
 
 /// Concurrent silent calls for different scopes of one account, through the public API, against the emulator,
 /// which accepts each refresh token once (RFC 9700 §4.14.2's rotation for public clients): one redemption of the
@@ -25,8 +26,8 @@ struct RefreshTokenRotationTests {
         let storage: any MSALTokenCacheStorage = kind == .memory
             ? MSALInMemoryTokenCacheStorage()
             : MSALFileTokenCacheStorage(fileURL: directory.appendingPathComponent("cache.json"))
-        let http = CountingHTTPClient()
-        let clock = TestClock()
+        let http = MSALRecordingHTTPClient()
+        let clock = MSALTestClock()
         let flows = EmulatorFlowTests()
         let app = try flows.makeApp(emulator, http: http, clock: clock, storage: storage)
         let scopeSets = [["User.Read"], ["Mail.Read"], ["Calendars.Read"]]

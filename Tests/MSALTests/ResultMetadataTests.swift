@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// Why a cached token was not returned, for every decision of the silent policy, and the metadata's figures.
 @Suite("Result metadata")

@@ -3,11 +3,12 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// Sign-out from the cache: this application only, or every application sharing the cache (`wipeAccount`).
 @Suite("Sign-out")
 struct SignOutTests {
-    let provider = FakeIdentityProvider(host: "login-so-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+    let provider = MSALScriptedIdentityProvider(host: "login-so-\(UUID().uuidString.prefix(8).lowercased()).example.com")
 
     /// Two applications (different client ids) signed in with the same account on one cache.
     private func twoApplications() async throws -> (MSALPublicClientApplication, MSALPublicClientApplication, MSALAccount) {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// The silent decision, event by event, without cache, network or clock.
 @Suite("Silent flow state machine")

@@ -3,10 +3,11 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 @Suite("Silent acquisition")
 struct SilentFlowTests {
-    let provider = FakeIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
+    let provider = MSALScriptedIdentityProvider(host: "login-\(UUID().uuidString.prefix(8).lowercased()).example.com")
 
     private func signIn(_ app: MSALPublicClientApplication, scopes: [String] = ["User.Read"]) async throws -> MSALResult {
         try await app.acquireToken(with: interactiveParameters(provider, scopes: scopes))
@@ -25,7 +26,7 @@ struct SilentFlowTests {
     }
 
     @Test func expiredTokenIsRefreshedAndRotatedTokenPersisted() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let storage = MSALInMemoryTokenCacheStorage()
         let app = try makeFakeApp(provider, clock: clock, storage: storage)
         let first = try await signIn(app)
@@ -46,7 +47,7 @@ struct SilentFlowTests {
     }
 
     @Test func tokenWithinExpiryBufferIsRefreshed() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let first = try await signIn(app)
         clock.advance(3600 - 299)
@@ -71,7 +72,7 @@ struct SilentFlowTests {
     }
 
     @Test func proactiveRefreshFallsBackToValidToken() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         provider.refreshIn = 1800
         let app = try makeFakeApp(provider, clock: clock)
         let first = try await signIn(app)
@@ -82,7 +83,7 @@ struct SilentFlowTests {
     }
 
     @Test func invalidGrantMeansInteractionRequired() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let first = try await signIn(app)
         clock.advance(7200)
@@ -114,7 +115,7 @@ struct SilentFlowTests {
     }
 
     @Test func serverErrorsAreRetriedOnceThenReportedWithTokensKept() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let first = try await signIn(app)
         clock.advance(7200)
@@ -132,7 +133,7 @@ struct SilentFlowTests {
     }
 
     @Test func transportFailureIsRetried() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let first = try await signIn(app)
         clock.advance(7200)
@@ -142,7 +143,7 @@ struct SilentFlowTests {
     }
 
     @Test func retryAfterIsHonoured() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let first = try await signIn(app)
         clock.advance(7200)
@@ -162,7 +163,7 @@ struct SilentFlowTests {
     }
 
     @Test func concurrentSilentCallsShareOneRefresh() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let first = try await signIn(app)
         clock.advance(7200)
@@ -182,7 +183,7 @@ struct SilentFlowTests {
     }
 
     @Test func extendedLifetimeTokenDuringOutage() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock) { $0.extendedLifetimeEnabled = true }
         let first = try await signIn(app)
         clock.advance(3700)
@@ -227,7 +228,7 @@ struct SilentFlowTests {
     }
 
     @Test func repeatedHitsStopAtExpiry() async throws {
-        let clock = TestClock()
+        let clock = MSALTestClock()
         let app = try makeFakeApp(provider, clock: clock)
         let first = try await signIn(app)
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: first.account)

@@ -4,6 +4,7 @@ import Testing
 @testable import MSALCore
 @testable import MSALEmulator
 @testable import MSALLoopback
+import MSALTestSupport
 
 /// The module the client, the loopback listener and the emulator share: one form decoder whose duplicate-key and
 /// malformed-input rules each use states, one base64url, one lock type.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import MSAL
 @testable import MSALCore
+import MSALTestSupport
 
 /// `MSALTelemetryConfig.telemetryCallback` gets one event per finished token request, without secrets.
 @Suite("Telemetry events", .serialized)
@@ -17,7 +18,7 @@ struct TelemetryTests {
     func eventsPerCall() async throws {
         // A client id of its own: an application another test creates while the global callback is set reports
         // there too, and is told apart by its client id.
-        let provider = FakeIdentityProvider(host: "login-tel-\(UUID().uuidString.prefix(8).lowercased()).example.com",
+        let provider = MSALScriptedIdentityProvider(host: "login-tel-\(UUID().uuidString.prefix(8).lowercased()).example.com",
                                             clientId: UUID().uuidString.lowercased())
         let events = Events()
         // The application takes the callback when it is created; later apps of other tests are not affected

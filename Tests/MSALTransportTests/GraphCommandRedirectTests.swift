@@ -1,12 +1,13 @@
 import Foundation
+import MSALTestSupport
 import MSALEmulator
 import Testing
 
 /// `msal graph` through the built binary: a cross-origin redirect is followed without the bearer token.
 @Suite("msal graph and redirects")
 struct GraphCommandRedirectTests {
-    static func run(_ arguments: [String], home: URL) async throws -> ToolRunner.Output {
-        try await ToolRunner.run("msal", arguments, environment: [
+    static func run(_ arguments: [String], home: URL) async throws -> ProcessOutput {
+        try await ProcessRunner.run(try BuiltBinary.locate("msal"), arguments, environment: [
             "HOME": home.path, "XDG_DATA_HOME": home.appendingPathComponent("data").path,
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
         ])

@@ -4,6 +4,7 @@ import MSAL
 @testable import MSALHTTPTransport
 import MSALSamples
 import Testing
+import MSALTestSupport
 
 /// Resource requests (Microsoft Graph) follow redirects, but never carry the bearer token to another origin.
 @Suite("Graph redirects keep the token at home")

@@ -3,6 +3,7 @@ import MSAL
 import MSALEmulator
 import MSALHTTPTransport
 import Testing
+import MSALTestSupport
 
 /// The transport module on its own: redirects returned, limits, connection reuse, lifecycle, trust roots and
 /// proxies from the environment.

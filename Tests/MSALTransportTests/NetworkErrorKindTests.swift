@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -41,7 +42,7 @@ struct NetworkErrorKindTests {
 
     @Test("A closed port is connection_refused", arguments: TransportKind.allCases)
     func refused(transport: TransportKind) async throws {
-        let (socket, port) = try #require(TransportTimeoutTests.boundNotListening())
+        let (socket, port) = try #require(TestSockets.boundNotListening())
         defer { close(socket) }
         let error = await appToken("http://127.0.0.1:\(port)/\(HostileIdentityProvider.tenant)", transport: transport)
         #expect(error?.networkErrorKind == .connectionRefused, "\(String(describing: error))")

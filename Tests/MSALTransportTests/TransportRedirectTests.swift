@@ -1,6 +1,7 @@
 import Foundation
 import MSAL
 import Testing
+import MSALTestSupport
 
 /// Identity-provider requests never follow redirects: a 3xx from the token, device-code, discovery or metadata
 /// endpoint becomes a typed error, and the origin the redirect names receives nothing (not the code, the PKCE

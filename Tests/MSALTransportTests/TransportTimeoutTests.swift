@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -42,7 +43,7 @@ struct TransportTimeoutTests {
     func refusedConnectionFailsFast(transport: TransportKind) async throws {
         // A socket bound but never listening: connections to its port are refused, and no other test's server can
         // take the port meanwhile (a stopped server's port could be reused by a parallel test).
-        let (socket, port) = try #require(Self.boundNotListening())
+        let (socket, port) = try #require(TestSockets.boundNotListening())
         defer { close(socket) }
         // The error tells a refusal from the timeout (which would be `.timedOut`); the generous bound on the wall
         // time only catches a wait for the 300 s timeout, and stays true on a busy machine running tests in parallel.
@@ -52,28 +53,6 @@ struct TransportTimeoutTests {
             (error as? URLError)?.code == .cannotConnectToHost
         }
         #expect(Date().timeIntervalSince(started) < 120, "a refused connection must not wait for the 300 s timeout")
-    }
-
-    /// A TCP socket bound to an ephemeral port of 127.0.0.1 without `listen`, and its port.
-    static func boundNotListening() -> (CInt, Int)? {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
-            }
-        }
-        guard bound else { close(fd); return nil }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     @Test("The token endpoint's timeout is a typed server error")
@@ -107,7 +86,7 @@ struct TransportTimeoutTests {
         let request = MSALHTTPRequest(method: "GET", url: URL(string: "\(hole.baseURL)/metadata")!, timeout: 60)
         let client = transport.client
         let task = Task { try await client.send(request) }
-        while hole.requests.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        try await eventually("the request reaches the server") { !hole.requests.isEmpty }
         let cancelled = Date()
         task.cancel()
         let result = await task.result
@@ -137,7 +116,7 @@ struct TransportTimeoutTests {
     /// Runs `msal-transport-bench` (its own process, so that other tests' work does not count) and returns its
     /// report.
     static func bench(_ arguments: [String]) async throws -> [String: Any] {
-        let output = try await ToolRunner.run("msal-transport-bench", arguments)
+        let output = try await ProcessRunner.run(try BuiltBinary.locate("msal-transport-bench"), arguments)
         let line = output.stdout.split(separator: "\n").last.map(String.init) ?? ""
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -136,20 +137,10 @@ func getJSON(_ url: URL, authorization: String) async throws -> (Int, [String: A
 /// An opener for an emulator with auto-approval: it GETs the authorization URL without following redirects and
 /// then GETs the redirect it answers with (the loopback listener), as a browser would.
 struct AutoApproveOpener: BrowserOpener {
-    final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-            completionHandler(nil)
-        }
-    }
-
     func open(_ url: URL) async throws {
-        let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        let (_, response) = try await session.data(for: URLRequest(url: url))
-        guard let location = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Location"),
-              let target = URL(string: location) else { return }
-        _ = try await session.data(for: URLRequest(url: target))
+        let (_, headers, _) = try await NoRedirectFetcher.fetch(url)
+        guard let location = headers["location"], let target = URL(string: location) else { return }
+        _ = try await NoRedirectFetcher.fetch(target)
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import MSALTestSupport
 #endif
 
 /// A plain TCP client for the listener tests: it sends exactly the bytes given (junk, half requests, ...) and reads

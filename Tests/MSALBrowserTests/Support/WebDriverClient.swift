@@ -1,5 +1,6 @@
 import Foundation
 import MSALLoopback
+import MSALTestSupport
 
 /// A failed WebDriver call.
 struct WebDriverError: Error, CustomStringConvertible {

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import MSALEmulator
+import MSALTestSupport
 
 /// Plays the user on the other device: enters the user code on the emulator's `/devicelogin` page, then signs in
 /// (or cancels) on the sign-in page, over plain HTTP.

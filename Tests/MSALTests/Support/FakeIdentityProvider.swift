@@ -4,14 +4,12 @@ import Foundation
 import MSAL
 import MSALTesting
 @testable import MSALCore
+import MSALTestSupport
 
 /// The scripted identity provider, user agent and clock of MSALTesting, under the names the tests use.
-typealias FakeIdentityProvider = MSALScriptedIdentityProvider
-typealias FakeWebAuthenticator = MSALScriptedWebAuthenticator
-typealias TestClock = MSALTestClock
 
 /// Builds an application on the fake provider with an in-memory cache.
-func makeFakeApp(_ provider: FakeIdentityProvider, clock: TestClock = TestClock(),
+func makeFakeApp(_ provider: MSALScriptedIdentityProvider, clock: MSALTestClock = MSALTestClock(),
                  storage: (any MSALTokenCacheStorage)? = nil,
                  configure: (MSALPublicClientApplicationConfig) -> Void = { _ in }) throws -> MSALPublicClientApplication {
     let authority = try MSALAADAuthority(url: URL(string: "https://\(provider.host)/common")!)
@@ -24,8 +22,8 @@ func makeFakeApp(_ provider: FakeIdentityProvider, clock: TestClock = TestClock(
     return try MSALPublicClientApplication(configuration: config)
 }
 
-func interactiveParameters(_ provider: FakeIdentityProvider, scopes: [String] = ["User.Read"]) -> MSALInteractiveTokenParameters {
+func interactiveParameters(_ provider: MSALScriptedIdentityProvider, scopes: [String] = ["User.Read"]) -> MSALInteractiveTokenParameters {
     let webview = MSALWebviewParameters()
-    webview.webAuthenticator = FakeWebAuthenticator(provider: provider)
+    webview.webAuthenticator = MSALScriptedWebAuthenticator(provider: provider)
     return MSALInteractiveTokenParameters(scopes: scopes, webviewParameters: webview)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MSAL
 import MSALTesting
+import MSALTestSupport
 
 /// A test clock whose sleeps run the hook a test sets (to act at each wait of a flow, such as approving a device
 /// code sign-in after the second poll); without a hook, a sleep moves the clock as ``MSALTestClock`` does.

@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 
 /// Runs blocking work (waiting for a process, polling a file, a busy read loop) on a thread of its own, never on
 /// the concurrency pool: on a 2-core machine the pool has two threads, and a test that blocks them stalls every

@@ -3,6 +3,7 @@ import Foundation
 import SwiftASN1
 import X509
 import _CryptoExtras
+import MSALTestSupport
 
 /// Self-signed RSA certificates for certificate-credential tests, made fresh per test.
 enum TestCertificates {

@@ -1,36 +1,12 @@
 import Foundation
+import MSALTestSupport
 import Logging
 import MSAL
 @testable import MSALCore
 
-/// A swift-log handler that keeps every message with its metadata: to read the HTTP trace (and check that no secret
-/// is in it), and the cache storage's warnings (`CacheTestLogHandler`).
-final class TraceRecordingLogHandler: LogHandler, @unchecked Sendable {
-    let messages = LockedBox<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        var merged = metadata
-        if let extra = event.metadata { merged.merge(extra) { $1 } }
-        let details = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        messages.withLock { $0.append("\(event.level): \(details) \(event.message)") }
-    }
-
-    var all: [String] { messages.get() }
-    var text: String { all.joined(separator: "\n") }
-
-    /// A logger writing to a new recorder.
-    static func logger() -> (Logger, TraceRecordingLogHandler) {
-        let handler = TraceRecordingLogHandler()
-        return (Logger(label: "msal.trace.tests", factory: { _ in handler }), handler)
-    }
-
+extension MSALLoggerConfig {
     /// Logger settings for one application: the verbose level, personal data shown only when `pii`.
-    static func settings(pii: Bool) -> MSALLoggerConfig {
+    static func verbose(pii: Bool) -> MSALLoggerConfig {
         let config = MSALLoggerConfig()
         config.logLevel = .verbose
         config.logMaskingLevel = pii ? .settingsMaskSecretsOnly : .settingsMaskAllPII

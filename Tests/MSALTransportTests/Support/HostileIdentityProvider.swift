@@ -1,6 +1,7 @@
 import Foundation
 import MSAL
 import MSALURLSession
+import MSALTestSupport
 
 /// An identity provider on 127.0.0.1 that answers instance discovery and OpenID metadata like Entra, and answers
 /// whatever `override` says for the requests it claims (the endpoint under attack). Unclaimed requests get a 404.

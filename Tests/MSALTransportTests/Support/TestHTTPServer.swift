@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import MSALTestSupport
 
 /// One request a ``TestHTTPServer`` received.
 struct ReceivedRequest: Sendable {

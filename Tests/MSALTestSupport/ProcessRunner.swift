@@ -1,0 +1,182 @@
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What one run of a process produced.
+public struct ProcessOutput: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    /// Whether the run was stopped because it outlived its time bound.
+    public var timedOut: Bool
+
+    /// The stdout as a JSON value.
+    public func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(stdout.utf8))
+    }
+}
+
+/// Runs processes for tests: the output is drained on dispatch threads (never the Swift concurrency pool, which
+/// servers of the same test process need), both pipes at once (a child that fills one cannot stall on it), and
+/// every run is bounded: past `timeout` the process gets SIGTERM, a second later SIGKILL, and the run returns what it
+/// produced with ``ProcessOutput/timedOut`` set. Cancelling the calling task stops the process the same way.
+public enum ProcessRunner {
+    /// The bound of a run when none is given: long enough for the slowest tool run of the suite on a loaded machine.
+    public static let defaultTimeout: TimeInterval = 180
+
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                           stdin: Data? = nil, timeout: TimeInterval = defaultTimeout) async throws -> ProcessOutput {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = stdin.map { _ in Pipe() }
+        process.standardInput = input ?? FileHandle.nullDevice
+        let stopped = Flag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ProcessOutput, any Error>) in
+                let group = DispatchGroup()
+                let outData = Collected()
+                let errData = Collected()
+                for (pipe, box) in [(out, outData), (err, errData)] {
+                    group.enter()
+                    DispatchQueue.global().async {
+                        box.data = pipe.fileHandleForReading.readDataToEndOfFile()
+                        group.leave()
+                    }
+                }
+                group.enter()
+                process.terminationHandler = { _ in group.leave() }
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(throwing: error)
+                    return
+                }
+                if let input, let stdin {
+                    DispatchQueue.global().async {
+                        input.fileHandleForWriting.write(stdin)
+                        try? input.fileHandleForWriting.close()
+                    }
+                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + max(0, timeout)) {
+                    if process.isRunning {
+                        stopped.set()
+                        Self.stop(process)
+                    }
+                }
+                group.notify(queue: .global()) {
+                    continuation.resume(returning: ProcessOutput(
+                        status: process.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self),
+                        stderr: String(decoding: errData.data, as: UTF8.self), timedOut: stopped.isSet))
+                }
+            }
+        } onCancel: {
+            if process.isRunning { Self.stop(process) }
+        }
+    }
+
+    /// ``run(_:_:environment:stdin:timeout:)`` for synchronous tests: blocks the calling thread (at most `timeout`
+    /// seconds and the second the process is given to stop).
+    public static func runSynchronously(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                                        stdin: Data? = nil,
+                                        timeout: TimeInterval = defaultTimeout) throws -> ProcessOutput {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = stdin.map { _ in Pipe() }
+        process.standardInput = input ?? FileHandle.nullDevice
+        let group = DispatchGroup()
+        let outData = Collected()
+        let errData = Collected()
+        for (pipe, box) in [(out, outData), (err, errData)] {
+            group.enter()
+            DispatchQueue.global().async {
+                box.data = pipe.fileHandleForReading.readDataToEndOfFile()
+                group.leave()
+            }
+        }
+        group.enter()
+        process.terminationHandler = { _ in group.leave() }
+        try process.run()
+        if let input, let stdin {
+            DispatchQueue.global().async {
+                input.fileHandleForWriting.write(stdin)
+                try? input.fileHandleForWriting.close()
+            }
+        }
+        var timedOut = false
+        if group.wait(timeout: .now() + max(0, timeout)) == .timedOut {
+            timedOut = true
+            stop(process)
+            _ = group.wait(timeout: .now() + 5)
+        }
+        return ProcessOutput(status: process.isRunning ? -1 : process.terminationStatus,
+                             stdout: String(decoding: outData.data, as: UTF8.self),
+                             stderr: String(decoding: errData.data, as: UTF8.self), timedOut: timedOut)
+    }
+
+    /// SIGTERM, then SIGKILL a second later if the process is still there.
+    static func stop(_ process: Process) {
+        process.terminate()
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+    }
+
+    private final class Collected: @unchecked Sendable {
+        var data = Data()
+    }
+
+    private final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        func set() { lock.withLock { value = true } }
+        var isSet: Bool { lock.withLock { value } }
+    }
+}
+
+/// Finds an executable of this package: `override` (an environment variable's value) when set, else next to the
+/// test bundle (both live in the build's bin directory), else in `.build/debug`.
+public enum BuiltBinary {
+    public static func locate(_ name: String, override: String? = nil) throws -> URL {
+        var candidates: [URL] = []
+        if let override { candidates.append(URL(fileURLWithPath: override)) }
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(directory.appendingPathComponent(name))
+            directory = directory.deletingLastPathComponent()
+        }
+        for bundle in Bundle.allBundles {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
+        }
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/\(name)"))
+        for candidate in candidates {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: candidate.path) {
+                return candidate
+            }
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [
+            NSLocalizedDescriptionKey: "The \(name) executable was not found; run `swift build` first."])
+    }
+
+    /// The package's root directory.
+    public static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+}
