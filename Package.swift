@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "MSALURLSession", targets: ["MSALURLSession"]),
         .library(name: "MSALLoopback", targets: ["MSALLoopback"]),
         .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
+        // The emulator without its server: what it answers to a request, for fuzzing and embedding.
+        .library(name: "MSALEmulatorCore", targets: ["MSALEmulatorCore"]),
         // A token cache shared by many instances of a server app (confidential clients) in PostgreSQL.
         .library(name: "MSALPostgresCache", targets: ["MSALPostgresCache"]),
         // Test doubles for apps built on MSAL: a scripted identity provider, a recording transport, the emulator's
@@ -206,17 +208,28 @@ let package = Package(
         ),
         // Local emulator of the Microsoft identity platform v2.0 and of Microsoft Graph `/me`.
         .target(
+            name: "MSALEmulatorCore",
+            dependencies: [
+                "MSALSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The emulator's HTTP(S) server on Hummingbird, re-exporting MSALEmulatorCore.
+        .target(
             name: "MSALEmulator",
             dependencies: [
                 "MSALSupport",
+                "MSALEmulatorCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -351,7 +364,7 @@ let package = Package(
             name: "MSALTests",
             dependencies: [
                 "MSALTestSupport",
-                "MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALSamples",
+                "MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALEmulatorCore", "MSALSamples",
                 "MSALCertificates", "MSALSecureStorage",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -376,13 +389,13 @@ let package = Package(
         // The `msal` tool through its built binary, and the examples' logic.
         .testTarget(
             name: "MSALCommandTests",
-            dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALEmulator", "MSALSamples", "MSALTesting", "MSALCommand"],
+            dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALEmulator", "MSALEmulatorCore", "MSALSamples", "MSALTesting", "MSALCommand"],
             swiftSettings: swiftSettings
         ),
         // The loopback listener against real sockets, and sign-in end to end with a real headless Chromium.
         .testTarget(
             name: "MSALBrowserTests",
-            dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALTesting", "WebAppKit"],
+            dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALEmulatorCore", "MSALTesting", "WebAppKit"],
             swiftSettings: swiftSettings
         ),
         // The HTTP transports and the redirect policy against real servers on 127.0.0.1.
@@ -390,7 +403,7 @@ let package = Package(
             name: "MSALTransportTests",
             dependencies: [
                 "MSALTestSupport",
-                "MSAL", "MSALCore", "MSALHTTPTransport", "MSALURLSession", "MSALSamples", "MSALEmulator", "MSALTesting",
+                "MSAL", "MSALCore", "MSALHTTPTransport", "MSALURLSession", "MSALSamples", "MSALEmulator", "MSALEmulatorCore", "MSALTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -413,7 +426,7 @@ let package = Package(
             name: "MSALEmulatorTests",
             dependencies: [
                 "MSALTestSupport",
-                "MSALEmulator",
+                "MSALEmulator", "MSALEmulatorCore",
                 // Client certificates and signed client assertions made by the tests.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -41,7 +41,7 @@ let package = Package(
                 .product(name: "MSALCore", package: "msal-swift"),
                 .product(name: "MSALCertificates", package: "msal-swift"),
                 .product(name: "MSALSecureStorage", package: "msal-swift"),
-                .product(name: "MSALEmulator", package: "msal-swift"),
+                .product(name: "MSALEmulatorCore", package: "msal-swift"),
                 .product(name: "MSALLoopback", package: "msal-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

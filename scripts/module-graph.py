@@ -7,7 +7,8 @@ Rules:
 - MSALSupport (the lock type, base64url, form coding) depends on nothing but Foundation.
 - MSALCore, the platform-free core, reaches only Foundation, swift-crypto and swift-log: no SwiftNIO,
   async-http-client, Hummingbird or swift-certificates, and no other module of this package but MSALSupport.
-- MSALEmulator depends on nothing of the client (no MSAL module but MSALSupport).
+- MSALEmulator (and MSALEmulatorCore, its logic without the server) depends on nothing of the client (no MSAL module
+  but MSALSupport); MSALEmulatorCore has no server stack (no Hummingbird, no NIO), so the fuzz targets build without it.
 - `msal` (MSALCommand) links neither the emulator, the example code nor the test doubles (MSALTesting).
 - MSALSecureStorage (the encrypted token cache) builds on MSALCore, MSALFileStorage and its system-call shim
   CMSALKeyctl only, with swift-crypto and swift-log: no network stack, and no link-time libsecret (it is loaded
@@ -71,10 +72,17 @@ def main():
         failures.append(f"MSALCore reaches {sorted(products - CORE_ALLOWED_PRODUCTS)}")
     modules, _ = closure(targets, "MSALEmulator")
     modules.discard(SHARED_SUPPORT)
+    modules.discard("MSALEmulatorCore")
     if any(module.startswith("MSAL") for module in modules):
         failures.append(f"MSALEmulator depends on client modules {sorted(modules)}")
+    modules, products = closure(targets, "MSALEmulatorCore")
+    modules.discard(SHARED_SUPPORT)
+    if modules:
+        failures.append(f"MSALEmulatorCore depends on package modules {sorted(modules)}")
+    if any(product.startswith(("Hummingbird", "NIO")) for product in products):
+        failures.append("MSALEmulatorCore reaches a server stack")
     modules, products = closure(targets, "MSALCommand")
-    for forbidden in ("MSALEmulator", "MSALSamples", "MSALTesting"):
+    for forbidden in ("MSALEmulator", "MSALEmulatorCore", "MSALSamples", "MSALTesting"):
         if forbidden in modules:
             failures.append(f"msal (MSALCommand) links {forbidden}")
     if any(product.startswith("Hummingbird") for product in products):

@@ -309,11 +309,3 @@ public final class IdentityEmulator: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 }
-
-/// The emulator could not start.
-public struct EmulatorStartError: Error, CustomStringConvertible {
-    /// What went wrong.
-    public let message: String
-    /// A description of the failure.
-    public var description: String { message }
-}

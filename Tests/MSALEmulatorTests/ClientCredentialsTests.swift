@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MSALEmulator
+@testable import MSALEmulatorCore
 import MSALTestSupport
 
 @Suite("Client credentials grant and Graph /v1.0/users")

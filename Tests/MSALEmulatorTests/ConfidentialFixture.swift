@@ -5,6 +5,7 @@ import SwiftASN1
 import X509
 import _CryptoExtras
 @testable import MSALEmulator
+@testable import MSALEmulatorCore
 import MSALTestSupport
 
 /// An RSA key and a self-signed certificate for it, as an app registers for client assertions.

@@ -2,6 +2,7 @@ import MSALSupport
 import Foundation
 import Testing
 @testable import MSALEmulator
+@testable import MSALEmulatorCore
 import MSALTestSupport
 
 /// Continuous access evaluation: `POST /_emulator/revoke`, Graph's claims challenge, and the token that answers it.

@@ -2,6 +2,7 @@ import MSALSupport
 import Foundation
 import Testing
 @testable import MSALEmulator
+@testable import MSALEmulatorCore
 import MSALTestSupport
 
 @Suite("Device code, Graph, faults and B2C")

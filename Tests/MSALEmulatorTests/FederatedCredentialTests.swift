@@ -2,6 +2,7 @@ import Foundation
 import MSALSupport
 import Testing
 @testable import MSALEmulator
+@testable import MSALEmulatorCore
 import MSALTestSupport
 
 /// Workload identity federation: the emulator's own issuer mints tokens, and an app's federated credentials accept

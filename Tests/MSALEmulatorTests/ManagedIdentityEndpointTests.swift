@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MSALEmulator
+@testable import MSALEmulatorCore
 import MSALTestSupport
 
 /// Managed identity endpoints: App Service, IMDS and Azure Arc, each in its own wire format.

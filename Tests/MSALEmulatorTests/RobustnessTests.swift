@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MSALEmulator
+@testable import MSALEmulatorCore
 import MSALTestSupport
 
 @Suite("Bad input never crashes the emulator and never gets a 500")

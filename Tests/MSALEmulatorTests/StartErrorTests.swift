@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MSALEmulator
+@testable import MSALEmulatorCore
 import MSALTestSupport
 
 /// The emulator's start-up errors say what is wrong in words: a busy port, a missing or malformed configuration

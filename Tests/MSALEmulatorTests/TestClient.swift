@@ -5,6 +5,7 @@ import MSALTestSupport
 import FoundationNetworking
 #endif
 @testable import MSALEmulator
+@testable import MSALEmulatorCore
 
 struct Reply {
     let status: Int

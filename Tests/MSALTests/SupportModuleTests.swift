@@ -3,6 +3,7 @@ import MSALSupport
 import Testing
 @testable import MSALCore
 @testable import MSALEmulator
+@testable import MSALEmulatorCore
 @testable import MSALLoopback
 import MSALTestSupport
 

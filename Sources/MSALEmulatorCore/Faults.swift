@@ -80,23 +80,23 @@ public struct FaultRule: Codable, Sendable, Equatable {
 }
 
 /// The active fault rules; each matching request consumes one use of the first matching rule.
-final class FaultTable: Sendable {
+package final class FaultTable: Sendable {
     private let rules: LockedBox<[FaultRule]>
 
-    init(_ rules: [FaultRule]) {
+    package init(_ rules: [FaultRule]) {
         self.rules = LockedBox(rules)
     }
 
-    func add(_ rule: FaultRule) {
+    package func add(_ rule: FaultRule) {
         rules.withLock { $0.append(rule) }
     }
 
-    func removeAll() {
+    package func removeAll() {
         rules.withLock { $0.removeAll() }
     }
 
     /// The rule to apply to a request for `endpoint`, if any.
-    func take(for endpoint: EmulatorEndpoint) -> FaultRule? {
+    package func take(for endpoint: EmulatorEndpoint) -> FaultRule? {
         rules.withLock { rules in
             guard let index = rules.firstIndex(where: { $0.endpoint == endpoint || $0.endpoint == .any }) else { return nil }
             let rule = rules[index]

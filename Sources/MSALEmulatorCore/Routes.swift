@@ -1,14 +1,14 @@
 import Foundation
 
 /// A tenant segment (and B2C policy) as written in a request path.
-struct TenantReference: Sendable, Equatable {
+package struct TenantReference: Sendable, Equatable {
     var segment: String
     var policy: String?
     var tfp: Bool
 }
 
 /// What a request path addresses.
-enum Route: Sendable, Equatable {
+package enum Route: Sendable, Equatable {
     case instanceDiscovery
     case openIDConfiguration(TenantReference)
     case keys(TenantReference)
@@ -34,7 +34,7 @@ enum Route: Sendable, Equatable {
     case notFound
 
     /// The endpoint name used by fault rules.
-    var endpoint: EmulatorEndpoint? {
+    package var endpoint: EmulatorEndpoint? {
         switch self {
         case .instanceDiscovery: .instanceDiscovery
         case .openIDConfiguration: .openIDConfiguration
@@ -51,7 +51,7 @@ enum Route: Sendable, Equatable {
     }
 
     /// Classifies percent-decoded path segments.
-    static func classify(_ segments: [String], query: [String: String]) -> Route {
+    package static func classify(_ segments: [String], query: [String: String]) -> Route {
         guard let first = segments.first else { return .home }
         let lowered = segments.map { $0.lowercased() }
         switch lowered[0] {
@@ -105,7 +105,7 @@ enum Route: Sendable, Equatable {
 
 extension EmulatorCore {
     /// Runs the handler for a classified request.
-    func handle(_ route: Route, _ request: EmulatorRequest) async -> EmulatorResponse {
+    package func handle(_ route: Route, _ request: EmulatorRequest) async -> EmulatorResponse {
         do {
             switch route {
             case .instanceDiscovery:

@@ -1,19 +1,18 @@
 import Crypto
 import Foundation
-import HummingbirdTLS
 import SwiftASN1
 import X509
 
 /// A throw-away certificate authority and a leaf certificate for `localhost` / `127.0.0.1`, made at start.
-struct LoopbackCertificates: Sendable {
+package struct LoopbackCertificates: Sendable {
     /// PEM of the CA certificate (what clients trust).
-    let caPEM: String
+    package let caPEM: String
     /// PEM of the leaf certificate.
-    let leafPEM: String
+    package let leafPEM: String
     /// PEM of the leaf's private key.
-    let leafKeyPEM: String
+    package let leafKeyPEM: String
 
-    init() throws {
+    package init() throws {
         let now = Date()
         let caKey = P256.Signing.PrivateKey()
         let caName = try DistinguishedName {
@@ -53,13 +52,5 @@ struct LoopbackCertificates: Sendable {
         caPEM = try ca.serializeAsPEM().pemString
         leafPEM = try leaf.serializeAsPEM().pemString
         leafKeyPEM = leafKey.pemRepresentation
-    }
-
-    /// A TLS server configuration presenting the leaf and the CA.
-    func serverTLSConfiguration() throws -> TLSConfiguration {
-        let leaf = try NIOSSLCertificate(bytes: Array(leafPEM.utf8), format: .pem)
-        let ca = try NIOSSLCertificate(bytes: Array(caPEM.utf8), format: .pem)
-        let key = try NIOSSLPrivateKey(bytes: Array(leafKeyPEM.utf8), format: .pem)
-        return TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(leaf), .certificate(ca)], privateKey: .privateKey(key))
     }
 }

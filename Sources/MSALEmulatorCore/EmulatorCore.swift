@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Where a request is addressed: a tenant (or `common`/`organizations`/`consumers`) and, for B2C, a policy.
 struct TenantContext: Sendable {
@@ -86,10 +86,10 @@ struct DeviceCodeRecord: Sendable {
 }
 
 /// The emulator's state and request handling. All handlers run on this actor.
-actor EmulatorCore {
+package actor EmulatorCore {
     var config: EmulatorConfiguration
     let keys: SigningKeys
-    let clock: EmulatorClock
+    package nonisolated let clock: EmulatorClock
     let faults: FaultTable
 
     var codes: [String: AuthorizationCode] = [:]
@@ -128,7 +128,7 @@ actor EmulatorCore {
 
     /// A core. Without `federatedKeys` the federated issuer signs with `keys`; without an identity header App Service
     /// requests are refused; without a token directory Azure Arc answers 500 (as cores made by tests need neither).
-    init(
+    package init(
         config: EmulatorConfiguration, keys: SigningKeys, clock: EmulatorClock, faults: FaultTable, federatedKeys: SigningKeys? = nil,
         identityHeader: String = "", arcTokenDirectory: URL? = nil
     ) {
@@ -141,7 +141,7 @@ actor EmulatorCore {
         self.arcTokenDirectory = arcTokenDirectory
     }
 
-    func setListenerPorts(_ ports: Set<Int>) {
+    package func setListenerPorts(_ ports: Set<Int>) {
         listenerPorts = ports
     }
 
@@ -256,12 +256,12 @@ actor EmulatorCore {
         }
     }
 
-    func setConfiguration(_ update: @Sendable (inout EmulatorConfiguration) -> Void) {
+    package func setConfiguration(_ update: @Sendable (inout EmulatorConfiguration) -> Void) {
         update(&config)
     }
 
     /// Revokes every refresh token of a user (or all, when `userId` is nil).
-    func revokeRefreshTokens(userId: String?) {
+    package func revokeRefreshTokens(userId: String?) {
         if let userId { refreshTokens = refreshTokens.filter { $0.value.userId != userId } } else { refreshTokens.removeAll() }
     }
 }

@@ -5,7 +5,7 @@ import MSALSupport
 import _CryptoExtras
 
 /// RSA signing keys generated at start, published as a JWKS, and rotated on demand.
-final class SigningKeys: Sendable {
+package final class SigningKeys: Sendable {
     struct Key: Sendable {
         let kid: String
         let privateKey: _RSA.Signing.PrivateKey
@@ -14,7 +14,7 @@ final class SigningKeys: Sendable {
     /// Newest key first; the first key signs, all keys are published.
     private let keys: LockedBox<[Key]>
 
-    init() throws {
+    package init() throws {
         keys = LockedBox([try SigningKeys.makeKey()])
     }
 
@@ -27,7 +27,7 @@ final class SigningKeys: Sendable {
 
     /// Makes a new signing key active. The previous key stays published unless `retireOld` is true,
     /// in which case tokens it signed no longer verify.
-    func rotate(retireOld: Bool) throws {
+    package func rotate(retireOld: Bool) throws {
         let fresh = try SigningKeys.makeKey()
         keys.withLock { keys in
             if retireOld { keys.removeAll() }
@@ -98,7 +98,7 @@ extension MSALSupport.Base64URL {
     }
 
     /// A random URL-safe string of `bytes` random bytes.
-    static func random(bytes: Int = 32) -> String {
+    package static func random(bytes: Int = 32) -> String {
         var generator = SystemRandomNumberGenerator()
         return encode(Data((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) }))
     }

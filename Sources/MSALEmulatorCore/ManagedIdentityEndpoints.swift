@@ -2,7 +2,7 @@ import Foundation
 import MSALSupport
 
 /// The managed identity protocols the emulator speaks.
-enum ManagedIdentityProtocol: String, Sendable, Equatable {
+package enum ManagedIdentityProtocol: String, Sendable, Equatable {
     /// App Service, Functions, Container Apps: `GET /msi/token` with `X-IDENTITY-HEADER`.
     case appService = "App Service"
     /// The instance metadata service of VMs: `GET /metadata/identity/oauth2/token` with `Metadata: true`.
@@ -133,7 +133,7 @@ extension EmulatorCore {
     }
 
     /// Deletes every challenge key file (when the emulator stops).
-    func removeArcKeys() {
+    package func removeArcKeys() {
         for value in arcKeys.values { try? FileManager.default.removeItem(atPath: value.path) }
         arcKeys.removeAll()
     }

@@ -8,7 +8,7 @@ import _CryptoExtras
 
 /// A certificate registered as an app's client credential: its RSA public key and the thumbprints a client
 /// assertion names it by.
-struct ClientCertificate: Sendable {
+package struct ClientCertificate: Sendable {
     /// The DER encoding of the certificate.
     let der: [UInt8]
     /// The key that verifies client assertions.
@@ -28,12 +28,12 @@ struct ClientCertificate: Sendable {
     var thumbprintHex: String { sha1.map { String(format: "%02X", $0) }.joined() }
 
     /// Why a PEM text could not be registered.
-    struct ParseError: Error, Sendable, CustomStringConvertible {
-        let description: String
+    package struct ParseError: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// Parses the first `CERTIFICATE` block of `pem` (other blocks, such as a private key, are ignored).
-    init(pem: String) throws(ParseError) {
+    package init(pem: String) throws(ParseError) {
         guard pem.utf8.count <= 64 * 1024 else { throw ParseError(description: "The PEM text is larger than 64 KiB.") }
         let documents: [PEMDocument]
         do { documents = try PEMDocument.parseMultiple(pemString: pem) } catch {
@@ -79,7 +79,7 @@ extension EmulatorCore {
     }
 
     /// Registers a PEM certificate as a client credential of an app (no effect if it is registered already).
-    func registerCertificate(_ pem: String, clientId: String) throws(ClientCertificate.ParseError) -> CertificateThumbprints? {
+    package func registerCertificate(_ pem: String, clientId: String) throws(ClientCertificate.ParseError) -> CertificateThumbprints? {
         guard let app = application(clientId) else { return nil }
         let certificate = try ClientCertificate(pem: pem)
         let known = clientCertificates(of: app).contains { $0.der == certificate.der }

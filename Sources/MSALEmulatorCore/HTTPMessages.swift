@@ -1,24 +1,38 @@
-import Foundation
-import MSALSupport
+package import Foundation
+package import MSALSupport
 
 /// A parsed, size-bounded HTTP request as the emulator's handlers see it.
-struct EmulatorRequest: Sendable {
-    var method: String
+package struct EmulatorRequest: Sendable {
+    package var method: String
     /// Percent-decoded, non-empty path segments.
-    var segments: [String]
-    var query: [String: String]
-    var form: [String: String]
+    package var segments: [String]
+    package var query: [String: String]
+    package var form: [String: String]
     /// Every value of repeated form fields (consent checkboxes).
-    var formLists: [String: [String]]
+    package var formLists: [String: [String]]
     /// Header names in lower case.
-    var headers: [String: String]
-    var cookies: [String: String]
+    package var headers: [String: String]
+    package var cookies: [String: String]
     /// `http` or `https`.
-    var scheme: String
+    package var scheme: String
     /// `host:port` as the client addressed us (sanitised).
-    var host: String
+    package var host: String
     /// The body as received (bounded).
-    var rawBody: Data = Data()
+    package var rawBody: Data = Data()
+
+    package init(method: String, segments: [String], query: [String: String], form: [String: String],
+                 formLists: [String: [String]], headers: [String: String], cookies: [String: String], scheme: String,
+                 host: String) {
+        self.method = method
+        self.segments = segments
+        self.query = query
+        self.form = form
+        self.formLists = formLists
+        self.headers = headers
+        self.cookies = cookies
+        self.scheme = scheme
+        self.host = host
+    }
 
     var baseURL: String { "\(scheme)://\(host)" }
 
@@ -40,14 +54,14 @@ struct EmulatorRequest: Sendable {
     /// Parses `application/x-www-form-urlencoded` text (also used for query strings), as Entra ID reads requests:
     /// the first of repeated fields counts (`lists` keeps them all), a field with an empty or malformed name is
     /// ignored, a malformed value reads as empty, and only the first ``maxFields`` fields are read.
-    static func parseForm(_ text: Substring) -> (single: [String: String], lists: [String: [String]]) {
+    package static func parseForm(_ text: Substring) -> (single: [String: String], lists: [String: [String]]) {
         let pairs = FormCoding.pairs(text, malformed: .skip, limit: maxFields) ?? []
         var lists: [String: [String]] = [:]
         for (name, value) in pairs { lists[name, default: []].append(value) }
         return (FormCoding.dictionary(pairs, duplicates: .firstWins) ?? [:], lists)
     }
 
-    static func parseCookies(_ header: String?) -> [String: String] {
+    package static func parseCookies(_ header: String?) -> [String: String] {
         guard let header else { return [:] }
         var cookies: [String: String] = [:]
         for item in header.split(separator: ";").prefix(50) {
@@ -59,7 +73,7 @@ struct EmulatorRequest: Sendable {
     }
 
     /// Keeps only a plausible `host[:port]`.
-    static func sanitizeHost(_ value: String?, fallback: String) -> String {
+    package static func sanitizeHost(_ value: String?, fallback: String) -> String {
         guard let value, !value.isEmpty, value.count < 256,
               value.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) }), value.first != ":"
         else { return fallback }
@@ -68,10 +82,10 @@ struct EmulatorRequest: Sendable {
 }
 
 /// An answer from a handler.
-struct EmulatorResponse: Sendable {
-    var status: Int
-    var headers: [(String, String)]
-    var body: Data
+package struct EmulatorResponse: Sendable {
+    package var status: Int
+    package var headers: [(String, String)]
+    package var body: Data
     /// Close the connection instead of answering (fault injection).
     var dropConnection = false
 
@@ -81,7 +95,7 @@ struct EmulatorResponse: Sendable {
         self.body = body
     }
 
-    static func json(_ object: [String: Any], status: Int = 200, headers: [(String, String)] = []) -> EmulatorResponse {
+    package static func json(_ object: [String: Any], status: Int = 200, headers: [(String, String)] = []) -> EmulatorResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return EmulatorResponse(
             status: status,

@@ -9,8 +9,8 @@ struct FederatedTokenRequest: Decodable {
 }
 
 /// A token minted by the emulator's federated issuer.
-struct FederatedToken: Sendable {
-    var token: String
+package struct FederatedToken: Sendable {
+    package var token: String
     var issuer: String
     var subject: String
     var audience: String
@@ -23,7 +23,7 @@ struct FederatedToken: Sendable {
 
 extension EmulatorCore {
     /// The path segment of the emulator's own OpenID Connect issuer (`{base}/federated-issuer`).
-    static let federatedIssuerSegment = "federated-issuer"
+    package static let federatedIssuerSegment = "federated-issuer"
     /// The longest lifetime a minted federated token may have.
     static let federatedTokenMaxLifetime = 86_400
 
@@ -108,7 +108,7 @@ extension EmulatorCore {
 
     /// A token of the emulator's federated issuer (as a Kubernetes cluster projects for a service account):
     /// `iss` = `{base}/federated-issuer`, `sub`, `aud`, `iat`, `nbf`, `exp`, `jti`, signed with the issuer's key.
-    func mintFederatedToken(subject: String, audience: String?, lifetime: Int?, baseURL: String) throws -> FederatedToken {
+    package func mintFederatedToken(subject: String, audience: String?, lifetime: Int?, baseURL: String) throws -> FederatedToken {
         let issuer = EmulatorCore.federatedIssuer(baseURL: baseURL)
         let iat = issueTime.stamp
         let exp = iat + min(max(lifetime ?? 3600, 1), EmulatorCore.federatedTokenMaxLifetime)

@@ -45,7 +45,7 @@ public final class EmulatorClock: Sendable {
     }
 
     /// The time written for the current instant (the machine's time).
-    var stampedNow: Date {
+    package var stampedNow: Date {
         let reading = self.reading
         return reading.now.addingTimeInterval(-reading.offset)
     }
