@@ -1,6 +1,5 @@
 import Foundation
 @testable import MSALCore
-import MSALTestSupport
 
 /// The unified token cache document: whatever another SDK (or a broken disk) left in the cache file.
 enum CacheFuzzing {

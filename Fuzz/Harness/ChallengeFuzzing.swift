@@ -1,6 +1,5 @@
 import Foundation
 @testable import MSALCore
-import MSALTestSupport
 
 /// `WWW-Authenticate` header values, as a protected API (or anything posing as one) sends them.
 enum ChallengeFuzzing {

@@ -1,7 +1,6 @@
 import Foundation
 import MSALCertificates
 @testable import MSALCore
-import MSALTestSupport
 
 /// Outside input of confidential clients and managed identities: a managed identity endpoint's answer, Azure Arc's
 /// challenge header, and a certificate credential's PEM bundle.

@@ -1,6 +1,5 @@
 import Foundation
 @testable import MSALEmulatorCore
-import MSALTestSupport
 
 /// The emulator's request handling: what any local program (or a browser page) can send to `msal emulator`.
 ///

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 @testable import MSALSecureStorage
-import MSALTestSupport
 
 /// The encrypted token cache file (MSALSecureStorage): whatever a broken disk, another program or an attacker left
 /// in `msal_token_cache.bin`.

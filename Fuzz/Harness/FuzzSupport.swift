@@ -1,6 +1,5 @@
 public import Foundation
 @testable import MSALCore
-import MSALTestSupport
 
 // Shared by the libFuzzer targets (Fuzz/) and the test suite (Tests/MSALTests/FuzzHarness links here).
 // A harness feeds one input to one parser and checks what must hold for every input: no trap, only typed errors,

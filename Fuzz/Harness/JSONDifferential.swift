@@ -1,6 +1,5 @@
 import Foundation
 @testable import MSALCore
-import MSALTestSupport
 
 /// The hand-written cache JSON reader against Foundation's `JSONSerialization` (with `.fragmentsAllowed`): the same
 /// accept/reject decision, and the same values for what both accept.

@@ -1,6 +1,5 @@
 import Foundation
 import MSALLoopback
-import MSALTestSupport
 
 /// What a user pastes back at the end of a paste-back sign-in (`PastedRedirect`).
 enum PastedRedirectFuzzing {

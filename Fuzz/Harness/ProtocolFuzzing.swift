@@ -1,7 +1,6 @@
 import Foundation
 @testable import MSALCore
 @testable import MSALLoopback
-import MSALTestSupport
 
 /// What identity-provider servers send: id tokens, `client_info`, token and error bodies, device-code answers,
 /// authorization redirects, instance discovery, OpenID metadata and signing keys.
