@@ -103,4 +103,4 @@ MSAL_EMULATOR_BIN="$(swift build --show-bin-path)/msal-emulator" \
     .venv/bin/python -m pytest -q Tests/python -W ignore::UserWarning
 
 # Every libFuzzer target of Fuzz/ for a bounded time (MSAL_FUZZ_SECONDS per target), after the other tests.
-scripts/fuzz.sh "${MSAL_FUZZ_SECONDS:-15}"
+scripts/fuzz.sh "${MSAL_FUZZ_SECONDS:-10}"
