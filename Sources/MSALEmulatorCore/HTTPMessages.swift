@@ -1,5 +1,5 @@
 package import Foundation
-package import MSALSupport
+import MSALSupport
 
 /// A parsed, size-bounded HTTP request as the emulator's handlers see it.
 package struct EmulatorRequest: Sendable {

@@ -50,7 +50,7 @@ struct PartitionLockTests {
             let holding = Task {
                 try await other.withPartitionLock(partition: partition, timeout: 30) {
                     await held.set()
-                    try await Task.sleep(for: .seconds(60))
+                    try await Gate().pass()
                 }
             }
             let deadline = ContinuousClock.now + .seconds(30)

@@ -32,7 +32,7 @@ struct DeviceCodeFlowTests {
                     waits.append(seconds)
                     return waits.count - 1
                 }
-                try await Task.sleep(nanoseconds: 5_000_000)
+                await Task.yield()
                 try await onSleep(index)
                 clock.advance(seconds)
                 emulator.clock.advance(by: advanceEmulator(index, seconds))

@@ -33,6 +33,8 @@ struct ErrorBoundaryTests {
             set { lock.withLock { currentFault = newValue } }
         }
         var isStalled: Bool { lock.withLock { stalled } }
+        /// Where stalled requests wait: opened when the test ends.
+        let stall = Gate()
         var faultedRequests: [MSALHTTPRequest] { lock.withLock { faulted } }
 
         func send(_ request: MSALHTTPRequest) async throws -> MSALHTTPResponse {
@@ -51,7 +53,8 @@ struct ErrorBoundaryTests {
                 throw error
             case .stall:
                 lock.withLock { faulted.append(request); stalled = true }
-                try await Task.sleep(nanoseconds: 20_000_000_000)
+                // Held until the test ends (its gate opens then): a cancelled caller must return while it is held.
+                try await stall.pass()
                 throw URLError(.timedOut)
             }
         }
@@ -130,12 +133,11 @@ struct ErrorBoundaryTests {
         let parameters = silentParameters(account, correlationId: correlationId)
         let task = Task { try await app.acquireTokenSilent(with: parameters) }
         try await eventually("the transport stalls") { transport.isStalled }
-        let cancelled = Date()
+        defer { transport.stall.openGate() }
         task.cancel()
-        let error = await msalError { try await task.value }
         // The refresh is shared with any other request for the same tokens: the cancelled caller stops waiting
-        // for it at once, without cancelling it.
-        #expect(Date().timeIntervalSince(cancelled) < 10)
+        // for it at once (the request is still held), without cancelling it.
+        let error = await msalError { try await value(of: task) }
         #expect(error?.code == .userCanceled)
         #expect(error?.internalCode == .internalErrorSessionCanceled)
         #expect(error?.correlationId == correlationId)
@@ -150,8 +152,9 @@ struct ErrorBoundaryTests {
         let parameters = deviceCodeParameters(correlationId: correlationId)
         let task = Task { try await app.acquireTokenWithDeviceCode(with: parameters) { _ in } }
         try await eventually("the transport stalls") { transport.isStalled }
+        defer { transport.stall.openGate() }
         task.cancel()
-        let error = await msalError { try await task.value }
+        let error = await msalError { try await value(of: task) }
         #expect(error?.code == .userCanceled)
         #expect(error?.internalCode == .internalErrorSessionCanceled)
         #expect(error?.correlationId == correlationId)
