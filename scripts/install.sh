@@ -14,8 +14,13 @@ fi
 prefix="${PREFIX:-$HOME/.local}"
 configuration="${CONFIGURATION:-release}"
 
-swift build -c "$configuration" --product msal >&2
-swift build -c "$configuration" --product msal-emulator >&2
+if [ "$configuration" = release ]; then
+    # The build for installing (scripts/build-release.sh): the runtime linked in, packed relocations where possible.
+    scripts/build-release.sh >&2
+else
+    swift build -c "$configuration" --product msal >&2
+    swift build -c "$configuration" --product msal-emulator >&2
+fi
 bin="$(swift build -c "$configuration" --show-bin-path)"
 
 # Directories: created where missing (mkdir -p), never re-moded where they exist. Files: install(1) writes a new file
