@@ -29,57 +29,20 @@ public enum ProcessRunner {
 
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
                            stdin: Data? = nil, timeout: TimeInterval = defaultTimeout) async throws -> ProcessOutput {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = stdin.map { _ in Pipe() }
-        process.standardInput = input ?? FileHandle.nullDevice
-        let stopped = Flag()
+        let launch = Launch(executable, arguments, environment: environment, stdin: stdin)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ProcessOutput, any Error>) in
-                let group = DispatchGroup()
-                let outData = Collected()
-                let errData = Collected()
-                for (pipe, box) in [(out, outData), (err, errData)] {
-                    group.enter()
-                    DispatchQueue.global().async {
-                        box.data = pipe.fileHandleForReading.readDataToEndOfFile()
-                        group.leave()
-                    }
-                }
-                group.enter()
-                process.terminationHandler = { _ in group.leave() }
                 do {
-                    try process.run()
+                    try launch.start()
                 } catch {
                     continuation.resume(throwing: error)
                     return
                 }
-                if let input, let stdin {
-                    DispatchQueue.global().async {
-                        input.fileHandleForWriting.write(stdin)
-                        try? input.fileHandleForWriting.close()
-                    }
-                }
-                DispatchQueue.global().asyncAfter(deadline: .now() + max(0, timeout)) {
-                    if process.isRunning {
-                        stopped.set()
-                        Self.stop(process)
-                    }
-                }
-                group.notify(queue: .global()) {
-                    continuation.resume(returning: ProcessOutput(
-                        status: process.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self),
-                        stderr: String(decoding: errData.data, as: UTF8.self), timedOut: stopped.isSet))
-                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + max(0, timeout)) { launch.stopIfRunning() }
+                launch.finished.notify(queue: .global()) { continuation.resume(returning: launch.output()) }
             }
         } onCancel: {
-            if process.isRunning { Self.stop(process) }
+            if launch.process.isRunning { stop(launch.process) }
         }
     }
 
@@ -88,44 +51,13 @@ public enum ProcessRunner {
     public static func runSynchronously(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
                                         stdin: Data? = nil,
                                         timeout: TimeInterval = defaultTimeout) throws -> ProcessOutput {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = stdin.map { _ in Pipe() }
-        process.standardInput = input ?? FileHandle.nullDevice
-        let group = DispatchGroup()
-        let outData = Collected()
-        let errData = Collected()
-        for (pipe, box) in [(out, outData), (err, errData)] {
-            group.enter()
-            DispatchQueue.global().async {
-                box.data = pipe.fileHandleForReading.readDataToEndOfFile()
-                group.leave()
-            }
+        let launch = Launch(executable, arguments, environment: environment, stdin: stdin)
+        try launch.start()
+        if launch.finished.wait(timeout: .now() + max(0, timeout)) == .timedOut {
+            launch.stopIfRunning()
+            _ = launch.finished.wait(timeout: .now() + 5)
         }
-        group.enter()
-        process.terminationHandler = { _ in group.leave() }
-        try process.run()
-        if let input, let stdin {
-            DispatchQueue.global().async {
-                input.fileHandleForWriting.write(stdin)
-                try? input.fileHandleForWriting.close()
-            }
-        }
-        var timedOut = false
-        if group.wait(timeout: .now() + max(0, timeout)) == .timedOut {
-            timedOut = true
-            stop(process)
-            _ = group.wait(timeout: .now() + 5)
-        }
-        return ProcessOutput(status: process.isRunning ? -1 : process.terminationStatus,
-                             stdout: String(decoding: outData.data, as: UTF8.self),
-                             stderr: String(decoding: errData.data, as: UTF8.self), timedOut: timedOut)
+        return launch.output()
     }
 
     /// SIGTERM, then SIGKILL a second later if the process is still there.
@@ -137,15 +69,68 @@ public enum ProcessRunner {
         }
     }
 
-    private final class Collected: @unchecked Sendable {
-        var data = Data()
+    /// One process and its output: both pipes drained at once on dispatch threads, stdin written after the start,
+    /// `finished` left when the process ended and both pipes are drained.
+    private final class Launch: @unchecked Sendable {
+        let process = Process()
+        let finished = DispatchGroup()
+        private let out = Pipe(), err = Pipe()
+        private let input: Pipe?
+        private let stdin: Data?
+        private let collected = LockedData()
+        private let stopped = Flag()
+
+        init(_ executable: URL, _ arguments: [String], environment: [String: String]?, stdin: Data?) {
+            process.executableURL = executable
+            process.arguments = arguments
+            if let environment { process.environment = environment }
+            process.standardOutput = out
+            process.standardError = err
+            input = stdin.map { _ in Pipe() }
+            self.stdin = stdin
+            process.standardInput = input ?? FileHandle.nullDevice
+        }
+
+        func start() throws {
+            for (pipe, isError) in [(out, false), (err, true)] {
+                finished.enter()
+                DispatchQueue.global().async { [self] in
+                    collected.set(pipe.fileHandleForReading.readDataToEndOfFile(), error: isError)
+                    finished.leave()
+                }
+            }
+            finished.enter()
+            process.terminationHandler = { [finished] _ in finished.leave() }
+            try process.run()
+            if let input, let stdin {
+                DispatchQueue.global().async {
+                    input.fileHandleForWriting.write(stdin)
+                    try? input.fileHandleForWriting.close()
+                }
+            }
+        }
+
+        /// Stops the process if it still runs (its time bound passed).
+        func stopIfRunning() {
+            guard process.isRunning else { return }
+            stopped.set()
+            ProcessRunner.stop(process)
+        }
+
+        func output() -> ProcessOutput {
+            let (stdout, stderr) = collected.both
+            return ProcessOutput(status: process.isRunning ? -1 : process.terminationStatus,
+                                 stdout: String(decoding: stdout, as: UTF8.self),
+                                 stderr: String(decoding: stderr, as: UTF8.self), timedOut: stopped.isSet)
+        }
     }
 
-    private final class Flag: @unchecked Sendable {
+    /// The two outputs, written by their reader threads.
+    private final class LockedData: @unchecked Sendable {
         private let lock = NSLock()
-        private var value = false
-        func set() { lock.withLock { value = true } }
-        var isSet: Bool { lock.withLock { value } }
+        private var stdout = Data(), stderr = Data()
+        func set(_ data: Data, error: Bool) { lock.withLock { if error { stderr = data } else { stdout = data } } }
+        var both: (Data, Data) { lock.withLock { (stdout, stderr) } }
     }
 }
 

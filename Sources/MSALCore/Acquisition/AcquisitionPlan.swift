@@ -31,16 +31,9 @@ protocol AcquisitionPlan: Sendable {
     /// What the token is called in log lines ("access token", "app token").
     var tokenName: String { get }
 
-    /// A remembered cache hit still current in `cache`, checked before the cache is read; nil when the plan
-    /// remembers none.
-    func rememberedHit(in cache: any TokenCachePort) throws -> CachedToken<Output>?
     /// The cached token for the request, if any (usable or not: the policy decides).
     func lookUp(in cache: any TokenCachePort) async throws -> CachedToken<Output>?
     /// Sends the grant, validates the answer, stores it through `cache` and returns it. `redemption` is the
     /// acquisition's machine, for grants of several steps (the refresh tokens of an account, one after the other).
     func obtain(using cache: any TokenCachePort, redemption: SilentFlowStateMachine) async throws -> Output
-}
-
-extension AcquisitionPlan {
-    func rememberedHit(in cache: any TokenCachePort) throws -> CachedToken<Output>? { nil }
 }

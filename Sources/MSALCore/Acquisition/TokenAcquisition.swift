@@ -17,18 +17,12 @@ struct TokenAcquisition: Sendable {
         let correlationId = plan.correlationId
         var machine = SilentFlowStateMachine(policy: policy, forceRefresh: plan.forceRefresh, hasClaims: plan.hasClaims,
                                              correlationId: correlationId, homeAccountId: nil)
-        let remembered = plan.forceRefresh || plan.hasClaims ? nil : try plan.rememberedHit(in: cache)
-        var action = machine.next(.started(memoEligible: remembered != nil))
+        // Remembered hits are answered before the driver runs (``ClientEngine/rememberedSilentHit``).
+        var action = machine.next(.started(memoEligible: false))
         var found: CachedToken<Plan.Output>?
         var obtained: Plan.Output?
         while true {
             switch action {
-            case .consultMemo:
-                action = machine.next(.memoConsulted(remembered?.times, now: clock.now()))
-            case .returnMemoized:
-                guard let remembered else { throw Self.unexpectedStep(correlationId) }
-                RequestDiagnostics.current?.noteSource(.cache)
-                return remembered.output(false)
             case .lookUpCache:
                 found = try await plan.lookUp(in: cache)
                 let now = clock.now()
@@ -62,7 +56,7 @@ struct TokenAcquisition: Sendable {
                 return found.output(fallback == .extendedLifetime)
             case .fail(let error):
                 throw error
-            case .redeem, .acceptTokens:
+            case .consultMemo, .returnMemoized, .redeem, .acceptTokens:
                 throw Self.unexpectedStep(correlationId)
             }
         }

@@ -6,8 +6,6 @@ import Foundation
 struct UserTokenPlan: AcquisitionPlan {
     let engine: ClientEngine
     let request: SilentRequest
-    /// Whether the memo of the last cache hit is consulted first.
-    let consultMemo: Bool
     let account: MSALAccount
     let homeAccountId: String
     /// The authority the request names (or the application's), and where it goes (the account's home tenant for a
@@ -36,13 +34,6 @@ struct UserTokenPlan: AcquisitionPlan {
     private var memoKey: SilentHitMemo.Key {
         SilentHitMemo.Key(account: ObjectIdentifier(account), authority: request.authority.map(ObjectIdentifier.init),
                           scopes: request.scopes)
-    }
-
-    func rememberedHit(in cache: any TokenCachePort) throws -> CachedToken<MSALResult>? {
-        guard consultMemo, let hit = engine.hitMemo.lookup(memoKey),
-              try ClientEngine.unchangedSinceRecorded(hit, in: cache) else { return nil }
-        let correlationId = correlationId
-        return CachedToken(times: hit.times, secret: "") { _ in MSALResult(payload: hit.payload, correlationId: correlationId) }
     }
 
     func lookUp(in cache: any TokenCachePort) async throws -> CachedToken<MSALResult>? {
@@ -86,7 +77,7 @@ struct UserTokenPlan: AcquisitionPlan {
 extension ClientEngine {
     /// Validates a silent request and settles where it goes: the account, the authority and cloud, and the realms
     /// its token may be cached under (no network, except the first time a domain-named tenant is resolved).
-    func userTokenPlan(_ request: SilentRequest, consultMemo: Bool) async throws -> UserTokenPlan {
+    func userTokenPlan(_ request: SilentRequest) async throws -> UserTokenPlan {
         let correlationId = request.correlationId
         try Scopes.validate(request.scopes, correlationId: correlationId)
         guard let account = request.account, let homeAccountId = account.identifier else {
@@ -100,7 +91,7 @@ extension ClientEngine {
         let environments = KnownAliases.expand([descriptor.host] + (await resolver.aliases(forEnvironment: descriptor.host)))
         let realms = try await realmsToLookUp(descriptor, requested: authority.descriptor, account: account,
                                               correlationId: correlationId)
-        return UserTokenPlan(engine: self, request: request, consultMemo: consultMemo, account: account,
+        return UserTokenPlan(engine: self, request: request, account: account,
                              homeAccountId: homeAccountId, authority: authority, descriptor: descriptor,
                              environments: environments, realms: realms)
     }

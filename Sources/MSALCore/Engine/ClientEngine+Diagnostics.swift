@@ -53,23 +53,31 @@ extension ClientEngine {
     /// first, with no collector to set up; anything else runs measured from the cache lookup on.
     func acquireTokenSilentMeasured(_ request: SilentRequest, cache: (any TokenCachePort)? = nil) async throws -> MSALResult {
         let port = cache ?? self.cache
-        let start = ContinuousClock.now
-        if let hit = try rememberedSilentHit(request, cache: port) {
-            let total = ContinuousClock.now - start
-            let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
-            return hit.with(metadata: MSALResultMetadata(tokenSource: .cache, durationTotal: max(0, seconds)))
+        if !request.forceRefresh, !request.hasClaimsRequest, let account = request.account,
+           let hit = try rememberedSilentHit(account: ObjectIdentifier(account),
+                                             authority: request.authority.map(ObjectIdentifier.init),
+                                             scopes: request.scopes, correlationId: request.correlationId, cache: port) {
+            return hit
         }
-        return try await measured { try await acquireTokenSilent(request, consultMemo: false, cache: port) }
+        return try await measured { try await acquireTokenSilent(request, cache: port) }
     }
 
-    /// A remembered cache hit of the application's own cache with its metadata, answered synchronously; nil when
-    /// there is none, when reading the cache fails (the full path reports that) or when a telemetry callback must
-    /// see the call.
+    /// ``rememberedSilentHit(account:authority:scopes:correlationId:cache:)`` in the application's own cache, before
+    /// any task is made (the public silent call's hot path); nil also when reading the cache fails (the full path
+    /// reports that), when the task is cancelled, or when a telemetry callback must see the call.
     func rememberedSilentHitNow(account: ObjectIdentifier, authority: ObjectIdentifier?, scopes: [String],
                                 correlationId: UUID?) -> MSALResult? {
         guard settings.telemetry.callback == nil, !Task.isCancelled else { return nil }
+        return try? rememberedSilentHit(account: account, authority: authority, scopes: scopes,
+                                        correlationId: correlationId, cache: cache)
+    }
+
+    /// The remembered hit for a request with no forced refresh and no claims, when the silent flow would return it:
+    /// read from `cache`'s current document, unchanged since, and its token still usable; with its metadata.
+    func rememberedSilentHit(account: ObjectIdentifier, authority: ObjectIdentifier?, scopes: [String],
+                             correlationId: UUID?, cache: any TokenCachePort) throws -> MSALResult? {
         let start = DispatchTime.now().uptimeNanoseconds
-        guard let (document, changeCount) = try? cache.read({ ($0, $0.changeCount) }) else { return nil }
+        let (document, changeCount) = try cache.read { ($0, $0.changeCount) }
         let now = clock.now()
         guard let payload = hitMemo.payload(
             account: account, authority: authority, scopes: scopes,
@@ -78,19 +86,6 @@ extension ClientEngine {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
         return MSALResult(payload: payload, correlationId: correlationId ?? CorrelationID.next(),
                           metadata: MSALResultMetadata(tokenSource: .cache, durationTotal: max(0, elapsed)))
-    }
-
-    /// The remembered hit for `request` when the silent flow would return it (the memo steps of
-    /// ``SilentFlowStateMachine``): no forced refresh or claims, the cache unchanged since, the token still usable.
-    func rememberedSilentHit(_ request: SilentRequest, cache: any TokenCachePort) throws -> MSALResult? {
-        guard !request.forceRefresh, !request.hasClaimsRequest, let account = request.account else { return nil }
-        let key = SilentHitMemo.Key(account: ObjectIdentifier(account), authority: request.authority.map(ObjectIdentifier.init),
-                                    scopes: request.scopes)
-        guard let hit = hitMemo.lookup(key), try Self.unchangedSinceRecorded(hit, in: cache),
-              policy.decide(hit.times, now: clock.now(), forceRefresh: false, hasClaims: false) == .useCached else {
-            return nil
-        }
-        return MSALResult(payload: hit.payload, correlationId: request.correlationId)
     }
 
     /// Runs an app token call and returns its result with the metadata of what it did.

@@ -102,21 +102,15 @@ final class ClientEngine: Sendable {
         return requested
     }
 
-    /// A silent request for a user's token, through the acquisition driver: `consultMemo` false starts at the cache
-    /// lookup (the caller already found no remembered hit).
-    func acquireTokenSilent(_ request: SilentRequest, consultMemo: Bool = true,
-                            cache: (any TokenCachePort)? = nil) async throws -> MSALResult {
+    /// A silent request for a user's token, through the acquisition driver, from the cache lookup on (the caller
+    /// already found no remembered hit: ``acquireTokenSilentMeasured(_:cache:)``).
+    func acquireTokenSilent(_ request: SilentRequest, cache: (any TokenCachePort)? = nil) async throws -> MSALResult {
         let port = cache ?? self.cache
-        let plan = try await userTokenPlan(request, consultMemo: consultMemo)
+        let plan = try await userTokenPlan(request)
         return try await acquisition.run(plan, cache: port)
     }
 
     /// How long a token request waits for another process's request for the same token: that request's own
     /// timeout and a margin, at most ten minutes.
     var refreshLockTimeout: TimeInterval { min(settings.http.timeout + 10, 600) }
-
-    /// Whether `cache`'s document is the one a remembered hit was read from, unchanged since.
-    static func unchangedSinceRecorded(_ hit: SilentHitMemo.Hit, in cache: any TokenCachePort) throws -> Bool {
-        try cache.read { document in document === hit.document && document.changeCount == hit.changeCount }
-    }
 }

@@ -62,12 +62,6 @@ final class SilentHitMemo: @unchecked Sendable {
         scopes.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) }
     }
 
-    func lookup(_ key: Key) -> Hit? {
-        lock.lock()
-        defer { lock.unlock() }
-        return find(account: key.account, authority: key.authority, scopes: key.scopes)
-    }
-
     /// The payload of the hit for these keys when it was read from `document` at `changeCount` and its token is
     /// `usable`; nil otherwise.
     func payload(account: ObjectIdentifier, authority: ObjectIdentifier?, scopes: [String], document: TokenCacheDocument,
