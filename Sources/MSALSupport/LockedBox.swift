@@ -1,25 +1,84 @@
-package import Foundation
+#if canImport(Darwin)
+public import Darwin
+#elseif canImport(Glibc)
+public import Glibc
+#elseif canImport(Musl)
+public import Musl
+#endif
 
 /// A value guarded by a lock, so that mutable state can be shared across tasks and threads safely.
 ///
 /// The one lock type of the package: the client, the loopback listener, the emulator and the tools all use it.
-/// It is an `NSLock` beside the value, and its methods are inlinable, so that each use is specialized for its value
-/// type (no generic metadata looked up on hot paths such as a silent cache hit).
-package final class LockedBox<Value>: @unchecked Sendable {
-    @usableFromInline let lock = NSLock()
-    @usableFromInline var value: Value
+/// The value and the lock live in one allocation (a `ManagedBuffer` whose header is the value and whose one element
+/// is the platform's lock: `os_unfair_lock` on Apple platforms, a `pthread_mutex_t` elsewhere), so taking the lock
+/// touches the memory the value is in. Its methods are inlinable, so that each use is specialized for its value type
+/// (no generic metadata looked up on hot paths such as a silent cache hit). Copies share the same storage.
+package struct LockedBox<Value>: @unchecked Sendable {
+    @usableFromInline let storage: LockedBoxStorage<Value>
 
     /// Stores `value` behind the lock.
-    @inlinable package init(_ value: Value) { self.value = value }
+    @inlinable package init(_ value: Value) { storage = LockedBoxStorage.make(value) }
 
     /// The value, read under the lock.
-    @inlinable package func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+    @inlinable package func get() -> Value { withLock { $0 } }
     /// Replaces the value under the lock.
-    @inlinable package func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
+    @inlinable package func set(_ newValue: Value) { withLock { $0 = newValue } }
     /// Runs `body` with the value under the lock and returns its result. `body` must not take the same lock again.
     @inlinable @discardableResult
     package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock(); defer { lock.unlock() }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { value, lock in
+            LockPrimitive.lock(lock)
+            defer { LockPrimitive.unlock(lock) }
+            return try body(&value.pointee)
+        }
     }
+}
+
+/// The one allocation of a ``LockedBox``: the value as the header, the lock as the only element (a stable address,
+/// as the platform locks require).
+@usableFromInline
+final class LockedBoxStorage<Value>: ManagedBuffer<Value, LockPrimitive.Raw> {
+    @inlinable
+    static func make(_ value: Value) -> LockedBoxStorage<Value> {
+        let buffer = create(minimumCapacity: 1) { _ in value }
+        let storage = unsafeDowncast(buffer, to: LockedBoxStorage<Value>.self)
+        storage.withUnsafeMutablePointerToElements { LockPrimitive.initialize($0) }
+        return storage
+    }
+
+    @inlinable
+    deinit {
+        withUnsafeMutablePointerToElements { LockPrimitive.destroy($0) }
+    }
+}
+
+/// The platform's lock operations on a lock at a stable address.
+@usableFromInline
+enum LockPrimitive {
+    #if canImport(Darwin)
+    @usableFromInline typealias Raw = os_unfair_lock
+    @inlinable static func initialize(_ lock: UnsafeMutablePointer<Raw>) { lock.initialize(to: os_unfair_lock()) }
+    @inlinable static func destroy(_ lock: UnsafeMutablePointer<Raw>) { lock.deinitialize(count: 1) }
+    @inlinable static func lock(_ lock: UnsafeMutablePointer<Raw>) { os_unfair_lock_lock(lock) }
+    @inlinable static func unlock(_ lock: UnsafeMutablePointer<Raw>) { os_unfair_lock_unlock(lock) }
+    #else
+    @usableFromInline typealias Raw = pthread_mutex_t
+    @inlinable static func initialize(_ lock: UnsafeMutablePointer<Raw>) {
+        lock.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(lock, nil)
+        precondition(status == 0, "pthread_mutex_init failed: \(status)")
+    }
+    @inlinable static func destroy(_ lock: UnsafeMutablePointer<Raw>) {
+        pthread_mutex_destroy(lock)
+        lock.deinitialize(count: 1)
+    }
+    @inlinable static func lock(_ lock: UnsafeMutablePointer<Raw>) {
+        let status = pthread_mutex_lock(lock)
+        precondition(status == 0, "pthread_mutex_lock failed: \(status)")
+    }
+    @inlinable static func unlock(_ lock: UnsafeMutablePointer<Raw>) {
+        let status = pthread_mutex_unlock(lock)
+        precondition(status == 0, "pthread_mutex_unlock failed: \(status)")
+    }
+    #endif
 }

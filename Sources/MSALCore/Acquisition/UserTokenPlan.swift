@@ -62,7 +62,8 @@ struct UserTokenPlan: AcquisitionPlan {
                                              authority: authority, descriptor: descriptor, correlationId: correlationId)
             if !extended {
                 engine.hitMemo.record(memoKey, SilentHitMemo.Hit(
-                    account: account, authority: requestAuthority, scopes: memoKey.scopes, document: found.document,
+                    account: account, authority: requestAuthority, scopes: memoKey.scopes, memo: engine.hitMemo,
+                    document: found.document,
                     changeCount: found.changeCount, entry: found.entry, payload: result.payload))
             }
             return result

@@ -29,6 +29,10 @@ struct ScopeSet: Sendable, Hashable, CustomStringConvertible {
 
     /// The scopes of a space-separated `target` string, as the cache stores them.
     init(target: String) {
+        if !target.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A }) {
+            self.init(CollectionOfOne(target))
+            return
+        }
         self.init(target.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).lazy.map(String.init))
     }
 

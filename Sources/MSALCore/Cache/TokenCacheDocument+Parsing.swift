@@ -31,10 +31,13 @@ extension TokenCacheDocument {
                 .internalErrorUnexpected, "The token cache is not a JSON object at the top level.")
         }
         var first = true
+        // One set of scratch storage for every entry of every section.
+        var fields = RawEntryFields()
+        var previous = [String?](repeating: nil, count: CacheField.allCases.count)
         while let name = try reader.nextMember(first: first) {
             first = false
-            let sectionName = name.string
-            guard let section = CacheSection(documentName: sectionName) else {
+            guard let section = CacheSection(documentName: name) else {
+                let sectionName = name.string
                 let value = try reader.readValue()
                 if unknownSections.updateValue(value, forKey: sectionName) == nil { sectionOrder.append(.unknown(sectionName)) }
                 continue
@@ -44,15 +47,16 @@ extension TokenCacheDocument {
                 throw MSALErrorInfo.internal(
                     .internalErrorUnexpected, "The \(section.rawValue) section of the token cache is not a JSON object.")
             }
-            try readSection(section, &reader)
+            try readSection(section, &reader, &fields, &previous)
         }
     }
 
-    private func readSection(_ section: CacheSection, _ reader: inout CacheJSONReader) throws {
+    private func readSection(
+        _ section: CacheSection, _ reader: inout CacheJSONReader, _ fields: inout RawEntryFields,
+        _ previous: inout [String?]
+    ) throws {
         var first = true
         var skipped = 0
-        var fields = RawEntryFields()
-        var previous = [String?](repeating: nil, count: CacheField.allCases.count)
         while let name = try reader.nextMember(first: first) {
             first = false
             let key = name.string

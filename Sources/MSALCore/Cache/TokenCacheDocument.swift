@@ -8,6 +8,22 @@ enum CacheSection: String, CaseIterable, Sendable {
     case account = "Account"
     case appMetadata = "AppMetadata"
 
+    private static let utf8Names: [[UInt8]] = allCases.map { Array($0.rawValue.utf8) }
+
+    /// The section for a top-level name as read, matched without regard to case, without making a string when the
+    /// name is spelled exactly.
+    init?(documentName name: CacheJSONReader.Name) {
+        guard case .raw(let bytes) = name else {
+            self.init(documentName: name.string)
+            return
+        }
+        for (index, known) in Self.utf8Names.enumerated() where known.count == bytes.count {
+            let same = known.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            if same { self = Self.allCases[index]; return }
+        }
+        self.init(documentName: name.string)
+    }
+
     /// The section for a top-level name, matched without regard to case.
     init?(documentName name: String) {
         if let exact = CacheSection(rawValue: name) { self = exact; return }
@@ -56,6 +72,8 @@ final class TokenCacheDocument {
     var parseWarnings: [String] = []
     /// Incremented by every mutation, so an owner can tell whether anything changed.
     private(set) var changeCount = 0
+    /// Unique in the process, so a remembered cache hit can name this document without keeping it alive.
+    let serial = ProcessSerial.next()
 
     /// An empty document.
     init() {}
@@ -64,7 +82,8 @@ final class TokenCacheDocument {
 
     /// Records that `section` exists (sections appear in first-write order, as in MSAL Python).
     func touch(_ section: CacheSection) {
-        if !sectionOrder.contains(.known(section)) { sectionOrder.append(.known(section)) }
+        for slot in sectionOrder { if case .known(section) = slot { return } }
+        sectionOrder.append(.known(section))
     }
 
     func scopeSet(forTarget target: String) -> ScopeSet {

@@ -53,38 +53,48 @@ extension ClientEngine {
     /// first, with no collector to set up; anything else runs measured from the cache lookup on.
     func acquireTokenSilentMeasured(_ request: SilentRequest, cache: (any TokenCachePort)? = nil) async throws -> MSALResult {
         let port = cache ?? self.cache
-        if !request.forceRefresh, !request.hasClaimsRequest, let account = request.account,
-           let hit = try rememberedSilentHit(account: ObjectIdentifier(account),
-                                             authority: request.authority.map(ObjectIdentifier.init),
-                                             scopes: request.scopes, correlationId: request.correlationId, cache: port) {
-            return hit
+        if !request.forceRefresh, !request.hasClaimsRequest, let account = request.account {
+            var remembered: RememberedSilentHit?
+            let probe = SilentHitProbe(account: ObjectIdentifier(account), authority: request.authority.map(ObjectIdentifier.init),
+                                       scopes: request.scopes, correlationId: request.correlationId)
+            if let hit = try rememberedSilentHit(probe, remembered: &remembered, cache: port) { return hit }
         }
         return try await measured { try await acquireTokenSilent(request, cache: port) }
     }
 
-    /// ``rememberedSilentHit(account:authority:scopes:correlationId:cache:)`` in the application's own cache, before
-    /// any task is made (the public silent call's hot path); nil also when reading the cache fails (the full path
-    /// reports that), when the task is cancelled, or when a telemetry callback must see the call.
-    func rememberedSilentHitNow(account: ObjectIdentifier, authority: ObjectIdentifier?, scopes: [String],
-                                correlationId: UUID?) -> MSALResult? {
+    /// ``rememberedSilentHit(_:remembered:cache:)`` in the application's own cache, before any task is made (the
+    /// public silent call's hot path); nil also when reading the cache fails (the full path reports that), when the
+    /// task is cancelled, or when a telemetry callback must see the call.
+    func rememberedSilentHitNow(_ probe: SilentHitProbe, remembered: inout RememberedSilentHit?) -> MSALResult? {
         guard settings.telemetry.callback == nil, !Task.isCancelled else { return nil }
-        return try? rememberedSilentHit(account: account, authority: authority, scopes: scopes,
-                                        correlationId: correlationId, cache: cache)
+        return try? rememberedSilentHit(probe, remembered: &remembered, cache: cache)
     }
 
     /// The remembered hit for a request with no forced refresh and no claims, when the silent flow would return it:
     /// read from `cache`'s current document, unchanged since, and its token still usable; with its metadata.
-    func rememberedSilentHit(account: ObjectIdentifier, authority: ObjectIdentifier?, scopes: [String],
-                             correlationId: UUID?, cache: any TokenCachePort) throws -> MSALResult? {
+    ///
+    /// `remembered` is the hit the request's parameters last got: it is checked first, with no memo table touched;
+    /// otherwise the memo is searched, and a hit found there is remembered for next time.
+    func rememberedSilentHit(_ probe: SilentHitProbe, remembered: inout RememberedSilentHit?,
+                             cache: any TokenCachePort) throws -> MSALResult? {
         let start = DispatchTime.now().uptimeNanoseconds
         let (document, changeCount) = try cache.read { ($0, $0.changeCount) }
         let now = clock.now()
-        guard let payload = hitMemo.payload(
-            account: account, authority: authority, scopes: scopes,
-            document: document, changeCount: changeCount,
-            usable: { policy.decide($0, now: now, forceRefresh: false, hasClaims: false) == .useCached }) else { return nil }
+        let usable = { (times: CachedTokenTimes) in
+            self.policy.decide(times, now: now, forceRefresh: false, hasClaims: false) == .useCached
+        }
+        let hit: RememberedSilentHit
+        if let last = remembered, last.isCurrent(memo: hitMemo, document: document, changeCount: changeCount) {
+            guard usable(last.times) else { return nil }
+            hit = last
+        } else {
+            guard let found = hitMemo.remembered(probe, document: document, changeCount: changeCount, usable: usable)
+            else { return nil }
+            remembered = found
+            hit = found
+        }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
-        return MSALResult(payload: payload, correlationId: correlationId ?? CorrelationID.next(),
+        return MSALResult(payload: hit.payload, correlationId: probe.correlationId ?? CorrelationID.next(),
                           metadata: MSALResultMetadata(tokenSource: .cache, durationTotal: max(0, elapsed)))
     }
 

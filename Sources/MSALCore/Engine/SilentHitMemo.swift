@@ -1,12 +1,16 @@
 import Foundation
+import MSALSupport
 
 /// Remembers which cached access token answered a silent request, per account object, authority object and
 /// scopes, so that repeating the request skips the cache lookup while the cache document is unchanged.
 ///
-/// The memo is only a shortcut into the cache: an entry is used only if the document is the same object with the
-/// same change count as when it was recorded, and the token still passes the expiry policy. Keys use object
-/// identities; each entry keeps its account, authority, scopes array and document alive, so an identity is never
-/// reused while its entry exists.
+/// The memo is only a shortcut into the cache: an entry is used only if the document is the same one (by its serial)
+/// with the same change count as when it was recorded, and the token still passes the expiry policy. Keys use object
+/// identities; each entry keeps its account, authority and scopes array alive, so an identity is never reused while
+/// its entry exists. Entries do not keep documents alive.
+///
+/// The silent parameters themselves remember the last hit that answered them (``RememberedSilentHit``, cleared by
+/// any change to them), so a request made again with the same parameters object touches no memo table at all.
 ///
 /// A request made again with the same parameters (the same scopes array) is found by identities alone: one hash of
 /// three words, no scope string read. Other requests for the same scopes are found among the account's entries by
@@ -24,20 +28,15 @@ final class SilentHitMemo: @unchecked Sendable {
         let account: MSALAccount
         let authority: MSALAuthority?
         let scopes: [String]
-        let document: TokenCacheDocument
-        let changeCount: Int
-        let times: CachedTokenTimes
-        let payload: MSALResult.Payload
+        let remembered: RememberedSilentHit
 
-        init(account: MSALAccount, authority: MSALAuthority?, scopes: [String], document: TokenCacheDocument,
-             changeCount: Int, entry: AccessTokenEntry, payload: MSALResult.Payload) {
+        init(account: MSALAccount, authority: MSALAuthority?, scopes: [String], memo: SilentHitMemo,
+             document: TokenCacheDocument, changeCount: Int, entry: AccessTokenEntry, payload: MSALResult.Payload) {
             self.account = account
             self.authority = authority
             self.scopes = scopes
-            self.document = document
-            self.changeCount = changeCount
-            self.times = CachedTokenTimes(entry)
-            self.payload = payload
+            self.remembered = RememberedSilentHit(memo: memo.serial, document: document.serial, changeCount: changeCount,
+                                                  times: CachedTokenTimes(entry), payload: payload)
         }
     }
 
@@ -48,6 +47,8 @@ final class SilentHitMemo: @unchecked Sendable {
         var scopes: UnsafeRawPointer?
     }
 
+    /// Unique in the process, so a remembered hit is never taken for another memo's.
+    let serial = ProcessSerial.next()
     private let lock = NSLock()
     private var byIdentity: [IdentityKey: Hit] = [:]
     private var byAccount: [ObjectIdentifier: [Hit]] = [:]
@@ -62,15 +63,16 @@ final class SilentHitMemo: @unchecked Sendable {
         scopes.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) }
     }
 
-    /// The payload of the hit for these keys when it was read from `document` at `changeCount` and its token is
-    /// `usable`; nil otherwise.
-    func payload(account: ObjectIdentifier, authority: ObjectIdentifier?, scopes: [String], document: TokenCacheDocument,
-                 changeCount: Int, usable: (CachedTokenTimes) -> Bool) -> MSALResult.Payload? {
+    /// The hit for `probe` when it was read from `document` at `changeCount` and its token is `usable`; nil
+    /// otherwise.
+    func remembered(_ probe: SilentHitProbe, document: TokenCacheDocument, changeCount: Int,
+                    usable: (CachedTokenTimes) -> Bool) -> RememberedSilentHit? {
         lock.lock()
         defer { lock.unlock() }
-        guard let hit = find(account: account, authority: authority, scopes: scopes),
-              hit.document === document, hit.changeCount == changeCount, usable(hit.times) else { return nil }
-        return hit.payload
+        guard let hit = find(account: probe.account, authority: probe.authority, scopes: probe.scopes),
+              hit.remembered.isCurrent(memo: self, document: document, changeCount: changeCount),
+              usable(hit.remembered.times) else { return nil }
+        return hit.remembered
     }
 
     /// The hit for these keys (under the lock).
@@ -111,4 +113,36 @@ final class SilentHitMemo: @unchecked Sendable {
         byAccount.removeAll()
         lock.unlock()
     }
+}
+
+/// What a remembered cache hit is looked up by: the identities of the request's account and authority, its scopes,
+/// and its correlation id (for the result).
+struct SilentHitProbe {
+    let account: ObjectIdentifier
+    let authority: ObjectIdentifier?
+    let scopes: [String]
+    let correlationId: UUID?
+}
+
+/// A cache hit as remembered: which memo and document version it was read from, the token's times, and the
+/// result's payload. Small and self-contained, so the silent parameters can keep the last one inline.
+struct RememberedSilentHit: @unchecked Sendable {
+    let memo: UInt64
+    let document: UInt64
+    let changeCount: Int
+    let times: CachedTokenTimes
+    let payload: MSALResult.Payload
+
+    /// Whether this hit was recorded by `memo` from `document` at `changeCount`.
+    @inline(__always)
+    func isCurrent(memo: SilentHitMemo, document: TokenCacheDocument, changeCount: Int) -> Bool {
+        self.memo == memo.serial && self.document == document.serial && self.changeCount == changeCount
+    }
+}
+
+/// Numbers unique in the process (never reused, unlike object addresses), for telling objects apart by value.
+enum ProcessSerial {
+    private static let last = LockedBox<UInt64>(0)
+
+    static func next() -> UInt64 { last.withLock { $0 &+= 1; return $0 } }
 }

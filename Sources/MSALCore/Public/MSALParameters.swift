@@ -56,6 +56,8 @@ struct TokenRequestSettings: Sendable {
     /// Silent requests only (``MSALSilentTokenParameters/forceRefresh``).
     var forceRefresh = false
     var allowLocalRefreshToken = true
+    /// The cache hit that last answered these settings (silent requests only); cleared by every change.
+    var rememberedHit: RememberedSilentHit?
 }
 
 /// Parameters common to interactive and silent token requests.
@@ -69,44 +71,52 @@ public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
         try settingsBox.withLock(body)
     }
 
+    /// Changes the settings under their lock; the remembered cache hit no longer applies.
+    final func changeSettings(_ body: (inout TokenRequestSettings) -> Void) {
+        settingsBox.withLock { settings in
+            body(&settings)
+            settings.rememberedHit = nil
+        }
+    }
+
     /// The scopes to request, such as `["User.Read"]` or `["api://<app id>/.default"]`. MSAL adds `openid`,
     /// `profile` and `offline_access` itself.
     public var scopes: [String] {
         get { withSettings { $0.scopes } }
-        set { withSettings { $0.scopes = newValue } }
+        set { changeSettings { $0.scopes = newValue } }
     }
     /// The account to get a token for.
     public var account: MSALAccount? {
         get { withSettings { $0.account } }
-        set { withSettings { $0.account = newValue } }
+        set { changeSettings { $0.account = newValue } }
     }
     /// The authority for this request; it must be of the same kind as the application's. Nil uses the
     /// application's authority (for silent requests, the account's home tenant when that authority is
     /// `common`, `organizations` or `consumers`).
     public var authority: MSALAuthority? {
         get { withSettings { $0.authority } }
-        set { withSettings { $0.authority = newValue } }
+        set { changeSettings { $0.authority = newValue } }
     }
     /// Claims to request, such as a claims challenge from a resource. A claims request skips the token cache.
     public var claimsRequest: MSALClaimsRequest? {
         get { withSettings { $0.claimsRequest } }
-        set { withSettings { $0.claimsRequest = newValue } }
+        set { changeSettings { $0.claimsRequest = newValue } }
     }
     /// Extra query parameters sent with this request.
     public var extraQueryParameters: [String: String]? {
         get { withSettings { $0.extraQueryParameters } }
-        set { withSettings { $0.extraQueryParameters = newValue } }
+        set { changeSettings { $0.extraQueryParameters = newValue } }
     }
     /// The correlation id of this request. A new one is generated when nil.
     public var correlationId: UUID? {
         get { withSettings { $0.correlationId } }
-        set { withSettings { $0.correlationId = newValue } }
+        set { changeSettings { $0.correlationId = newValue } }
     }
     /// A login hint (accepted for source compatibility with code that sets it on silent parameters; used by
     /// interactive requests).
     public var loginHint: String? {
         get { withSettings { $0.loginHint } }
-        set { withSettings { $0.loginHint = newValue } }
+        set { changeSettings { $0.loginHint = newValue } }
     }
 
     /// All settings at once, as the call starts.
@@ -143,12 +153,12 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
     /// Skip the cached access token and refresh. Default false.
     public var forceRefresh: Bool {
         get { withSettings { $0.forceRefresh } }
-        set { withSettings { $0.forceRefresh = newValue } }
+        set { changeSettings { $0.forceRefresh = newValue } }
     }
     /// Kept for source compatibility (Apple single-sign-on extension). Default true.
     public var allowUsingLocalCachedRtWhenSsoExtFailed: Bool {
         get { withSettings { $0.allowLocalRefreshToken } }
-        set { withSettings { $0.allowLocalRefreshToken = newValue } }
+        set { changeSettings { $0.allowLocalRefreshToken = newValue } }
     }
 
     /// Creates silent parameters for `scopes` and `account`.
@@ -158,13 +168,15 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
     }
 
     /// Runs `body` on what a remembered cache hit needs of this request (the identities of its account and
-    /// authority, its scopes, its correlation id), under the settings' lock and without copying or retaining the
-    /// rest; nil when the request cannot be answered from the memo (claims, a forced refresh).
-    func withMemoProbe<T>(_ body: (_ account: ObjectIdentifier, _ authority: ObjectIdentifier?, _ scopes: [String],
-                                   _ correlationId: UUID?) -> T?) -> T? {
+    /// authority, its scopes, its correlation id, and the hit that last answered it), under the settings' lock and
+    /// without copying or retaining the rest; nil when the request cannot be answered from the memo (claims, a
+    /// forced refresh).
+    func withMemoProbe<T>(_ body: (_ probe: SilentHitProbe, _ remembered: inout RememberedSilentHit?) -> T?) -> T? {
         withSettings { s in
             guard s.claimsRequest == nil, !s.forceRefresh, let account = s.account else { return nil }
-            return body(ObjectIdentifier(account), s.authority.map(ObjectIdentifier.init), s.scopes, s.correlationId)
+            let probe = SilentHitProbe(account: ObjectIdentifier(account), authority: s.authority.map(ObjectIdentifier.init),
+                                       scopes: s.scopes, correlationId: s.correlationId)
+            return body(probe, &s.rememberedHit)
         }
     }
 

@@ -118,8 +118,7 @@ public final class MSALPublicClientApplication: Sendable {
     /// Gets a token without user interaction.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         // The hot path: a remembered cache hit is answered here, with no task, no await and no collector.
-        if let hit = parameters.withMemoProbe({ engine.rememberedSilentHitNow(account: $0, authority: $1, scopes: $2,
-                                                                               correlationId: $3) }) {
+        if let hit = parameters.withMemoProbe({ engine.rememberedSilentHitNow($0, remembered: &$1) }) {
             return hit
         }
         let request = parameters.silentRequest()
