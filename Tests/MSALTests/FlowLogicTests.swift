@@ -79,7 +79,7 @@ struct FlowLogicTests {
         #expect(throws: MSALErrorInfo.self) { try request.read(MSALWebAuthenticationResponse(redirectUri: "r", parameters: ["state": "S"])) }
         let fragment = MSALWebAuthenticationResponse(redirectUri: "r", callbackURL: URL(string: "http://localhost/#code=x&state=S")!)
         #expect(try request.read(fragment) == .code("x", clientInfo: nil))
-        let tokenBody = Dictionary(uniqueKeysWithValues: request.tokenParameters(code: "abc", redirectUri: "http://localhost:1234"))
+        let tokenBody = Dictionary(uniqueKeysWithValues: request.codeGrant(code: "abc", redirectUri: "http://localhost:1234").formParameters)
         #expect(tokenBody["code_verifier"] == "V")
         #expect(tokenBody["redirect_uri"] == "http://localhost:1234")
     }

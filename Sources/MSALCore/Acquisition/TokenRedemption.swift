@@ -31,22 +31,29 @@ struct TokenRedemption: Sendable {
 }
 
 extension ClientEngine {
-    /// The redeem step: sends the grant's form `parameters` (with the client authentication of a confidential
-    /// client) to the token endpoint, then ``accept(_:_:cache:)``.
-    func redeem(_ redemption: TokenRedemption, parameters: [(String, String)],
-                cache: any TokenCachePort) async throws -> MSALResult {
-        let response = try await postGrant(parameters, redemption: redemption)
+    /// The redeem step: sends `grant` (with the client authentication of a confidential client) to the token
+    /// endpoint, then ``accept(_:_:cache:)``.
+    func redeem(_ redemption: TokenRedemption, grant: some TokenGrant, cache: any TokenCachePort) async throws -> MSALResult {
+        let response = try await postGrant(grant, redemption: redemption)
         return try await accept(response, redemption, cache: cache)
     }
 
-    /// Sends a grant to the token endpoint of `redemption`'s authority: a confidential client authenticates it.
-    func postGrant(_ parameters: [(String, String)], redemption: TokenRedemption) async throws -> TokenResponse {
-        let endpoint = redemption.resolved.metadata.tokenEndpoint
+    /// Sends `grant` to the token endpoint of `redemption`'s authority.
+    func postGrant(_ grant: some TokenGrant, redemption: TokenRedemption) async throws -> TokenResponse {
+        try await postGrant(grant, endpoint: redemption.resolved.metadata.tokenEndpoint,
+                            descriptor: redemption.resolved.descriptor, correlationId: redemption.correlationId,
+                            extraHeaders: redemption.extraHeaders, throttleKey: redemption.throttleKey)
+    }
+
+    /// The one send step of every grant: a confidential client authenticates it (``clientAuthentication(tokenEndpoint:descriptor:correlationId:)``),
+    /// and the token endpoint client retries, throttles and maps errors.
+    func postGrant(_ grant: some TokenGrant, endpoint: URL, descriptor: AuthorityDescriptor, correlationId: UUID,
+                   extraHeaders: [String: String] = [:], throttleKey: String? = nil) async throws -> TokenResponse {
         let authentication = settings.credential == nil ? [] : try await clientAuthentication(
-            tokenEndpoint: endpoint, descriptor: redemption.resolved.descriptor, correlationId: redemption.correlationId)
-        return try await TokenEndpointClient(context: requestContext(redemption.correlationId))
-            .post(endpoint, parameters: parameters + authentication, extraHeaders: redemption.extraHeaders,
-                  throttleKey: redemption.throttleKey)
+            tokenEndpoint: endpoint, descriptor: descriptor, correlationId: correlationId)
+        return try await TokenEndpointClient(context: requestContext(correlationId))
+            .post(endpoint, parameters: grant.formParameters + authentication, extraHeaders: extraHeaders,
+                  throttleKey: throttleKey)
     }
 
     /// Validates a token response (id token signature, nonce, subject), stores it through `cache` before anything

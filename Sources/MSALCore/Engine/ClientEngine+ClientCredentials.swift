@@ -121,17 +121,14 @@ extension ClientEngine {
                                      cache: any TokenCachePort) async throws -> MSALAppTokenResult {
         let correlationId = request.correlationId
         let endpoint = target.resolved.metadata.tokenEndpoint
-        let authentication = try await clientAuthentication(tokenEndpoint: endpoint, descriptor: target.resolved.descriptor,
-                                                            correlationId: correlationId)
         let grant = ClientCredentialsGrantRequest(
             clientId: settings.clientId, scopes: request.scopes,
             claims: RefreshTokenGrantRequest.claims(capabilities: settings.clientCapabilities, requested: request.claims),
-            authentication: authentication,
             extraParameters: settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 }))
         let throttleKey = [endpoint.absoluteString, settings.clientId, Scopes.requestParameter(request.scopes).lowercased()]
             .joined(separator: "|")
-        let response = try await TokenEndpointClient(context: requestContext(correlationId))
-            .post(endpoint, parameters: grant.formParameters, throttleKey: throttleKey)
+        let response = try await postGrant(grant, endpoint: endpoint, descriptor: target.resolved.descriptor,
+                                           correlationId: correlationId, throttleKey: throttleKey)
         let now = clock.now()
         let token = try AppTokenResponse(response, now: now, correlationId: correlationId)
         let write = TokenCacheDocument.AppTokenWrite(

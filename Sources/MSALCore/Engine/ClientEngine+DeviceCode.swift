@@ -17,8 +17,8 @@ struct DeviceCodeSession: Sendable {
     var correlationId: UUID
     var authority: MSALAuthority
     var resolved: ResolvedAuthority
-    /// The device code grant's form (RFC 8628 §3.4), the same for every poll.
-    var tokenParameters: [(String, String)]
+    /// The device code grant (RFC 8628 §3.4), the same for every poll.
+    var grant: DeviceCodeGrantRequest
 }
 
 extension ClientEngine {
@@ -45,10 +45,10 @@ extension ClientEngine {
         let code = try MSALDeviceCode.parse(started.body, now: clock.now(), correlationId: correlationId)
         log(correlationId).info("Device code issued; waiting for the user to sign in (expires in "
             + "\(ExternalNumber.clampedInteger(code.expiresIn)) s, interval \(ExternalNumber.clampedInteger(code.interval)) s).")
-        let tokenParameters = DeviceCodeGrantRequest(clientId: settings.clientId, deviceCode: code.deviceCode,
-                                                     claims: claims, extraParameters: extraParameters).formParameters
+        let grant = DeviceCodeGrantRequest(clientId: settings.clientId, deviceCode: code.deviceCode, claims: claims,
+                                           extraParameters: extraParameters)
         return DeviceCodeSession(code: code, scopes: request.scopes, correlationId: correlationId, authority: authority,
-                                 resolved: resolved, tokenParameters: tokenParameters)
+                                 resolved: resolved, grant: grant)
     }
 
     /// Polls the token endpoint for a started flow as ``DeviceCodePolling`` decides (the first poll at once), and
@@ -73,7 +73,7 @@ extension ClientEngine {
             case .poll:
                 let outcome: DeviceCodePollOutcome
                 do {
-                    let response = try await client.postRaw(tokenEndpoint, parameters: session.tokenParameters)
+                    let response = try await client.postRaw(tokenEndpoint, parameters: session.grant.formParameters)
                     if Task.isCancelled { throw Self.cancelled(correlationId) }
                     lastResponse = response
                     outcome = DeviceCodePollOutcome.classify(statusCode: response.statusCode,

@@ -74,8 +74,8 @@ extension ClientEngine {
             resolved: resolved, scopes: request.scopes + request.extraScopesToConsent, correlationId: correlationId,
             authority: authority, nonce: authorization.nonce, knownAccount: request.account,
             knownHomeAccountId: request.account?.identifier, requiresIdToken: true, accountSource: "authorization_code")
-        return try await redeem(redemption, parameters: authorization.codeGrant(code: code, redirectUri: session.redirectUri)
-            .formParameters, cache: cache)
+        return try await redeem(redemption, grant: authorization.codeGrant(code: code, redirectUri: session.redirectUri),
+                                cache: cache)
     }
 
     /// Removes the account's tokens for this application (and the account entry), then returns the end-session URL

@@ -72,7 +72,7 @@ struct OnBehalfOfPlan: AcquisitionPlan {
             clientId: engine.settings.clientId, assertion: assertion, scopes: request.scopes,
             claims: RefreshTokenGrantRequest.claims(capabilities: engine.settings.clientCapabilities,
                                                     requested: request.claims))
-        return try await engine.redeem(redemption, parameters: grant.formParameters, cache: cache)
+        return try await engine.redeem(redemption, grant: grant, cache: cache)
     }
 
     /// Redeems the refresh token obtained with the same assertion, if any; nil when there is none or it is no
@@ -91,7 +91,7 @@ struct OnBehalfOfPlan: AcquisitionPlan {
             extraParameters: engine.settings.extraQueryParameters)
         let response: TokenResponse
         do {
-            response = try await engine.postGrant(grant.formParameters, redemption: redemption)
+            response = try await engine.postGrant(grant, redemption: redemption)
         } catch let error as MSALErrorInfo where error.oauthError == "invalid_grant" {
             engine.log(correlationId).info("The on-behalf-of refresh token was refused; using the assertion.")
             return nil

@@ -36,7 +36,7 @@ extension ClientEngine {
                                                      scopes: request.scopes, claims: claims,
                                                      extraParameters: extraParameters)
                 do {
-                    response = try await postGrant(grant.formParameters, redemption: redemption)
+                    response = try await postGrant(grant, redemption: redemption)
                     action = machine.next(.tokensReceived)
                 } catch {
                     action = machine.next(.redeemFailed(error))

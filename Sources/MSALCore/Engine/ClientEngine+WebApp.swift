@@ -45,7 +45,7 @@ extension ClientEngine {
         let redemption = TokenRedemption(
             resolved: resolved, scopes: flow.scopes, correlationId: correlationId, authority: settings.authority,
             nonce: flow.nonce, requiresIdToken: true, accountSource: "authorization_code")
-        let tokenResponse = try await postGrant(request.tokenParameters(code: code, redirectUri: flow.redirectUri),
+        let tokenResponse = try await postGrant(request.codeGrant(code: code, redirectUri: flow.redirectUri),
                                                 redemption: redemption)
         return try await accept(tokenResponse, redemption, cacheForAccount: cache)
     }

@@ -85,9 +85,4 @@ struct AuthorizationRequest: Sendable {
         AuthorizationCodeGrantRequest(clientId: clientId, code: code, codeVerifier: codeVerifier, redirectUri: redirectUri,
                                       scopes: scopes, claims: claims)
     }
-
-    /// The form body of the code redemption.
-    func tokenParameters(code: String, redirectUri: String) -> [(String, String)] {
-        codeGrant(code: code, redirectUri: redirectUri).formParameters
-    }
 }

@@ -2,22 +2,21 @@ import Foundation
 
 /// The client credentials grant (RFC 6749 §4.4) as MSAL sends it. Pure: it only builds the form body.
 struct ClientCredentialsGrantRequest: Sendable {
+    static let grantType = "client_credentials"
+
     var clientId: String
     var scopes: [String]
     var claims: String?
-    /// `client_secret`, or `client_assertion_type` and `client_assertion` (``MSALClientCredential``).
-    var authentication: [(String, String)]
     var extraParameters: [String: String]
 
-    /// The form body: `client_id`, `grant_type`, `scope`, the client authentication, `claims`, then the extra
-    /// parameters. No `client_info`: an app token has no user.
+    /// The form body: `client_id`, `grant_type`, `scope`, `claims`, then the extra parameters. No `client_info`: an
+    /// app token has no user. The client authentication is added when it is sent.
     var formParameters: [(String, String)] {
         var pairs: [(String, String)] = [
             ("client_id", clientId),
-            ("grant_type", "client_credentials"),
+            ("grant_type", Self.grantType),
             ("scope", scopes.joined(separator: " ")),
         ]
-        pairs += authentication
         if let claims { pairs.append(("claims", claims)) }
         ExtraGrantParameters.append(extraParameters, to: &pairs)
         return pairs

@@ -13,6 +13,8 @@ enum ExtraGrantParameters {
 
 /// The refresh token grant (RFC 6749 §6) as MSAL sends it. Pure: it only builds the form body.
 struct RefreshTokenGrantRequest: Sendable {
+    static let grantType = "refresh_token"
+
     var clientId: String
     var refreshToken: String
     var scopes: [String]
@@ -25,7 +27,7 @@ struct RefreshTokenGrantRequest: Sendable {
     var formParameters: [(String, String)] {
         var pairs: [(String, String)] = [
             ("client_id", clientId),
-            ("grant_type", "refresh_token"),
+            ("grant_type", Self.grantType),
             ("client_info", "1"),
             ("refresh_token", refreshToken),
             ("scope", Scopes.requestParameter(scopes)),
@@ -105,6 +107,8 @@ struct DeviceCodeGrantRequest: Sendable {
 
 /// The redemption of an authorization code with PKCE (RFC 6749 §4.1.3, RFC 7636 §4.5).
 struct AuthorizationCodeGrantRequest: Sendable {
+    static let grantType = "authorization_code"
+
     var clientId: String
     var code: String
     var codeVerifier: String
@@ -118,7 +122,7 @@ struct AuthorizationCodeGrantRequest: Sendable {
     var formParameters: [(String, String)] {
         var pairs: [(String, String)] = [
             ("client_id", clientId),
-            ("grant_type", "authorization_code"),
+            ("grant_type", Self.grantType),
             ("client_info", "1"),
             ("code_verifier", codeVerifier),
             ("code", code),
