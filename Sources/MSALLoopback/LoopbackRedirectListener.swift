@@ -169,6 +169,9 @@ public final class LoopbackRedirectListener: Sendable {
         }
     }
 
+    /// Whether a task is suspended in ``waitForRedirect(timeout:)`` now (for tests that act on a waiting task).
+    package var isWaiting: Bool { state.hasWaiter }
+
     /// Whether the listening port is still open.
     public var isListening: Bool { serverChannels.contains { $0.isActive } }
 

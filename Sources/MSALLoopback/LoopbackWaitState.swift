@@ -19,6 +19,8 @@ final class LoopbackWaitState: Sendable {
 
     /// Whether an outcome has been recorded.
     var isFinished: Bool { state.withLock { $0.outcome != nil } }
+    /// Whether a task is suspended waiting for the outcome.
+    var hasWaiter: Bool { state.withLock { $0.waiter != nil } }
 
     /// Reserves the outcome for a matching response that is still being answered; false when another response
     /// already did, or when the wait already ended.

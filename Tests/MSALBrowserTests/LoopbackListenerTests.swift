@@ -148,7 +148,7 @@ struct LoopbackListenerTests {
     @Test func cancellationEndsTheWaitAndClosesThePort() async throws {
         let listener = try await start()
         let waiting = Task { try await listener.waitForRedirect(timeout: .seconds(30)) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await eventually("the task waits for the redirect") { listener.isWaiting }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         #expect(!listener.isListening)

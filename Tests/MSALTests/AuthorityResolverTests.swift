@@ -68,7 +68,13 @@ struct AuthorityResolverTests {
     @Test("Concurrent resolves share one fetch; later resolves are answered from memory")
     func singleFlight() async throws {
         let resolver = AuthorityResolver()
-        let http = MSALRecordingHTTPClient(FakeEntra.server(delay: .milliseconds(100)))
+        // The fetch is held until all ten callers wait for it.
+        let gate = Gate()
+        let server = FakeEntra.server()
+        let http = MSALRecordingHTTPClient { request in
+            try await gate.pass()
+            return try await server(request)
+        }
         let results = try await withThrowingTaskGroup(of: ResolvedAuthority.self) { group in
             for _ in 0..<10 {
                 group.addTask {
@@ -76,6 +82,9 @@ struct AuthorityResolverTests {
                                                http: http, correlationId: UUID(), timeout: 30)
                 }
             }
+            try await gate.waitForArrivals(1)
+            try await eventually("ten callers waiting for one fetch") { await resolver.callers == 10 }
+            gate.openGate()
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.count == 10 && Set(results).count == 1)

@@ -49,9 +49,8 @@ enum FakeEntra {
     }
 
     /// Answers discovery and `/{path}/v2.0/.well-known/openid-configuration` for any authority.
-    static func server(delay: Duration? = nil) -> MSALRecordingHTTPClient.Handler {
+    static func server() -> MSALRecordingHTTPClient.Handler {
         { request in
-            if let delay { try await Task.sleep(for: delay) }
             let url = request.url
             if url.path.hasSuffix("/common/discovery/instance") { return discovery() }
             let suffix = "/v2.0/.well-known/openid-configuration"

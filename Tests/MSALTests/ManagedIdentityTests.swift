@@ -110,8 +110,10 @@ struct ManagedIdentityTests {
     }
 
     @Test func concurrentRequestsSendOne() async throws {
+        // The one request is held until all ten callers wait for it: none can have been answered from the cache.
+        let gate = Gate()
         let http = MSALRecordingHTTPClient { _ in
-            try await Task.sleep(for: .milliseconds(200))
+            try await gate.pass()
             return Self.token()
         }
         let app = try makeApp(http)
@@ -119,6 +121,9 @@ struct ManagedIdentityTests {
             for _ in 0..<10 {
                 group.addTask { try await app.acquireTokenForManagedIdentity(with: MSALManagedIdentityParameters(resource: "r")).accessToken }
             }
+            try await gate.waitForArrivals(1)
+            try await eventually("ten callers waiting for one request") { await app.engine.acquisition.flights.callers == 10 }
+            gate.openGate()
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
         }
         #expect(tokens.count == 1)

@@ -20,6 +20,9 @@ actor AuthorityResolver {
     private var aliasGroups: [String: InstanceDiscoveryEntry] = [:]
     /// Hosts instance discovery has accepted.
     private var validatedHosts: Set<String> = []
+    /// The callers waiting for a fetch now, the one that started it included (what tests wait on to know that
+    /// concurrent callers have joined).
+    private(set) var callers = 0
 
     /// Creates an empty resolver.
     init() {}
@@ -37,6 +40,8 @@ actor AuthorityResolver {
         }
         let key = Key(kind: authority.kind, url: authority.urlString.lowercased(), trusted: trusted)
         if let done = resolved[key] { return done }
+        callers += 1
+        defer { callers -= 1 }
         if let running = inFlight[key] { return try await running.value }
 
         let task = Task {

@@ -4,9 +4,14 @@ import Foundation
 /// the kind of token too, so that one registry serves operations of every result type.
 actor SingleFlight {
     private var inFlight: [String: Task<any Sendable, any Error>] = [:]
+    /// The callers waiting for an operation now, the one that started it included (what tests wait on to know
+    /// that concurrent callers have joined).
+    private(set) var callers = 0
 
     func run<Value: Sendable>(_ key: String,
                               _ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        callers += 1
+        defer { callers -= 1 }
         let task: Task<any Sendable, any Error>
         if let existing = inFlight[key] {
             task = existing
