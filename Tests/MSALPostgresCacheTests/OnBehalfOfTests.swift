@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import MSALCore
+@testable import MSALCore
 import MSALPostgresCache
 import MSALTesting
 import PostgresNIO
@@ -15,6 +15,8 @@ final class OnBehalfOfProvider: MSALHTTPClient, @unchecked Sendable {
     private var issued = 0
     private var live: Set<String> = []
     private(set) var grants: [String] = []
+    /// Refresh token grants wait here until the test opens it.
+    let refreshGate = Gate()
 
     init(_ metadata: MSALScriptedIdentityProvider) { self.metadata = metadata }
 
@@ -26,7 +28,7 @@ final class OnBehalfOfProvider: MSALHTTPClient, @unchecked Sendable {
             if parts.count == 2 { form[parts[0]] = parts[1] }
         }
         let grant = form["grant_type"] ?? ""
-        try await Task.sleep(for: .milliseconds(100))
+        if grant == "refresh_token" { try await refreshGate.pass() }
         let answer: (String, String)? = lock.withLock {
             grants.append(grant)
             if grant == "refresh_token" {
@@ -84,11 +86,19 @@ struct PostgresOnBehalfOfTests {
             #expect(try await b.app.acquireTokenOnBehalfOf(with: parameters).accessToken == first.accessToken)
             #expect(provider.count("urn:ietf:params:oauth:grant-type:jwt-bearer") == 1)
             clock.advance(3700)
+            // The one refresh is held until all sixteen callers wait for it, eight in each instance.
             let tokens = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<16 {
                     let app = index.isMultiple(of: 2) ? a.app : b.app
                     group.addTask { try await app.acquireTokenOnBehalfOf(with: parameters).accessToken }
                 }
+                try await provider.refreshGate.waitForArrivals(1)
+                try await eventually("eight callers waiting in each instance") {
+                    let (inA, inB) = (await a.app.engine.acquisition.flights.callers,
+                                      await b.app.engine.acquisition.flights.callers)
+                    return inA == 8 && inB == 8
+                }
+                provider.refreshGate.openGate()
                 return try await group.reduce(into: Set<String>()) { $0.insert($1) }
             }
             #expect(tokens.count == 1)

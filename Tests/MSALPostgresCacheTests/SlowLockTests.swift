@@ -56,16 +56,21 @@ struct SlowLockTests {
         return try MSALConfidentialClientApplication(configuration: config)
     }
 
-    /// A partition with no row, still without one when the lock comes (1.2 s later, past the call's 1 s of
-    /// retries): nothing changed, so the call goes on with its one token request.
+    /// A partition with no row, still without one when the lock comes late: nothing changed, so the call goes on
+    /// with its one token request. The lock is held back until the test has seen that no request went out before it.
     @Test func aSlowLockOnAPartitionStillAbsentIsNotAChange() async throws {
         try await withDatabase { table, provider, clock in
             let base = try await TestDatabase.makeCache(table: table, notifications: false)
             defer { Task { await base.shutdown() } }
-            let storage = SlowFirstLock(base: base) { try await Task.sleep(for: .milliseconds(1200)) }
+            let gate = Gate()
+            let storage = SlowFirstLock(base: base) { try await gate.pass() }
             let app = try Self.makeApp(storage, provider: provider, clock: clock)
             let parameters = MSALClientCredentialParameters(scopes: ["https://graph.microsoft.com/.default"])
-            _ = try await app.acquireTokenForClient(with: parameters)
+            let call = Task { try await app.acquireTokenForClient(with: parameters) }
+            try await gate.waitForArrivals(1)
+            #expect(provider.grants("client_credentials") == 0)
+            gate.openGate()
+            _ = try await value(of: call)
             #expect(provider.grants("client_credentials") == 1)
             #expect(app.partitionedCacheStatistics?.staleReloads == 0)
             #expect(app.partitionedCacheStatistics?.tokenRequests == 1)
