@@ -45,6 +45,8 @@ public final class IdentityEmulator: Sendable {
     private let tasks: LockedBox<[Task<Void, any Error>]>
     /// The Arc directory when the emulator made it (removed at stop).
     private let ownedArcDirectory: URL?
+    /// The temporary directory of the CA certificate when the emulator made it (removed by ``stop()``).
+    private let ownedCADirectory: URL?
 
     /// Default tenant (domain) of the configuration.
     public var tenant: String { configuration.defaults.tenant }
@@ -86,7 +88,7 @@ public final class IdentityEmulator: Sendable {
     private init(
         httpURL: URL, httpsURL: URL, caCertificateURL: URL, caCertificatePEM: String, configuration: EmulatorConfiguration,
         clock: EmulatorClock, core: EmulatorCore, keys: SigningKeys, faults: FaultTable, tasks: [Task<Void, any Error>],
-        arcTokenDirectory: URL, ownedArcDirectory: URL?
+        arcTokenDirectory: URL, ownedArcDirectory: URL?, ownedCADirectory: URL?
     ) {
         self.httpURL = httpURL
         self.httpsURL = httpsURL
@@ -101,13 +103,15 @@ public final class IdentityEmulator: Sendable {
         identityHeader = configuration.identityHeader ?? ""
         self.arcTokenDirectory = arcTokenDirectory
         self.ownedArcDirectory = ownedArcDirectory
+        self.ownedCADirectory = ownedCADirectory
     }
 
     /// Starts the emulator on 127.0.0.1.
     ///
     /// - Parameters:
     ///   - configuration: What to emulate; the ready default when omitted.
-    ///   - caDirectory: Where to write `msal-emulator-ca.pem`; a new temporary directory when omitted.
+    ///   - caDirectory: Where to write `msal-emulator-ca.pem`; when omitted, a new temporary directory that
+    ///     ``stop()`` removes.
     ///   - logger: Logger for server events; by default only critical events are logged.
     /// - Returns: The running emulator.
     public static func start(
@@ -167,17 +171,19 @@ public final class IdentityEmulator: Sendable {
                 EmulatorResponder(core: core, faults: faults, scheme: "http"), port: configuration.httpPort, server: .http1(), logger: logger
             )
             tasks.append(httpTask)
-            await core.setListenerPorts([httpPort, httpsPort])
+            await core.setListenerPorts([httpPort, httpsPort], securePort: httpsPort)
             return IdentityEmulator(
                 httpURL: URL(string: "http://127.0.0.1:\(httpPort)")!, httpsURL: URL(string: "https://127.0.0.1:\(httpsPort)")!,
                 caCertificateURL: caURL, caCertificatePEM: certificates.caPEM, configuration: configuration, clock: clock,
                 core: core, keys: keys, faults: faults, tasks: tasks,
-                arcTokenDirectory: arcDirectory, ownedArcDirectory: ownsArcDirectory ? arcDirectory : nil
+                arcTokenDirectory: arcDirectory, ownedArcDirectory: ownsArcDirectory ? arcDirectory : nil,
+                ownedCADirectory: caDirectory == nil ? directory : nil
             )
         } catch {
             for task in tasks { task.cancel() }
             for task in tasks { _ = await task.result }
             if ownsArcDirectory { try? FileManager.default.removeItem(at: arcDirectory) }
+            if caDirectory == nil { try? FileManager.default.removeItem(at: directory) }
             throw error
         }
     }
@@ -229,6 +235,7 @@ public final class IdentityEmulator: Sendable {
         for task in running { _ = await task.result }
         await core.removeArcKeys()
         if let ownedArcDirectory { try? FileManager.default.removeItem(at: ownedArcDirectory) }
+        if let ownedCADirectory { try? FileManager.default.removeItem(at: ownedCADirectory) }
     }
 
     /// Makes a new signing key active; with `retireOld`, tokens signed by earlier keys stop verifying.

@@ -76,7 +76,11 @@ extension EmulatorCore {
     /// Looks a resource up by app id URI or application id, among the APIs and then the app registrations.
     func appTokenResource(named name: String) -> AppTokenResource? {
         let lower = name.lowercased()
-        if let api = config.apis.first(where: { $0.identifier.lowercased() == lower || $0.appId.lowercased() == lower }) {
+        // A resource URI names its API with or without a trailing slash (`https://management.core.windows.net/`).
+        func trimmed(_ text: String) -> String { text.hasSuffix("/") ? String(text.dropLast()) : text }
+        if let api = config.apis.first(where: {
+            $0.identifier.lowercased() == lower || trimmed($0.identifier.lowercased()) == trimmed(lower) || $0.appId.lowercased() == lower
+        }) {
             return AppTokenResource(audience: api.identifier, names: [api.identifier.lowercased(), api.appId.lowercased()])
         }
         if let app = config.applications.first(where: { $0.clientId.lowercased() == lower || "api://\($0.clientId.lowercased())" == lower }) {

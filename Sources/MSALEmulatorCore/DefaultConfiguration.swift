@@ -22,6 +22,19 @@ extension EmulatorConfiguration {
     public static let graphResource = "https://graph.microsoft.com"
     /// Microsoft Graph's application id.
     public static let graphAppId = "00000003-0000-0000-c000-000000000000"
+    /// The Azure CLI's public client id (a family client), registered so that `az login` works unchanged.
+    public static let azureCLIClientId = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+    /// Azure Resource Manager's resource URI (the token audience `az` asks for), trailing slash included.
+    public static let resourceManagerResource = "https://management.core.windows.net/"
+    /// Azure Resource Manager's application id.
+    public static let resourceManagerAppId = "797f4846-ba00-4fd7-ba43-dac1f8f63013"
+    /// The audiences ARM accepts in a bearer token (lowercased).
+    static let resourceManagerAudiences: Set<String> = [
+        resourceManagerResource, "https://management.core.windows.net", resourceManagerAppId,
+        "https://management.azure.com/", "https://management.azure.com",
+    ]
+    /// The demo tenant's subscription (the one the demo managed identities' resource ids name).
+    public static let demoSubscriptionId = "6e5d4c3b-2a19-4f8e-9d7c-6b5a4f3e2d1c"
 
     /// A ready set-up: the `contoso.onmicrosoft.com` tenant with two users (`adele@…`, `alex@…`, password
     /// `Passw0rd!`), the personal-account tenant with `megan@outlook.com`, a B2C tenant
@@ -31,7 +44,8 @@ extension EmulatorConfiguration {
     /// (``daemonClientId``, secret `daemon-secret`, application permission Graph `User.Read.All`), a middle-tier API
     /// (``middleTierClientId``, secret `middle-tier-secret`, exposing `api://{middleTierClientId}/access_as_user`,
     /// Graph `User.Read` consented for on-behalf-of calls; the demo public client has `access_as_user` consented)
-    /// and Microsoft Graph. The daemon also trusts the emulator's federated issuer for the subject
+    /// Microsoft Graph, and Azure Resource Manager (``resourceManagerResource``, scope `user_impersonation`) with the
+    /// Azure CLI's public client (``azureCLIClientId``, a family client). The daemon also trusts the emulator's federated issuer for the subject
     /// ``daemonFederatedSubject`` (workload identity), and two managed identities are served
     /// (``defaultManagedIdentities``: ``systemAssignedIdentityClientId`` and ``userAssignedIdentityClientId``).
     public static var `default`: EmulatorConfiguration {
@@ -108,6 +122,11 @@ extension EmulatorConfiguration {
                     clientId: middleTierClientId, displayName: "Contoso Middle-Tier API", isPublicClient: false,
                     clientSecret: "middle-tier-secret", redirectURIs: [], preConsentedScopes: [graphUserRead]
                 ),
+                EmulatedApplication(
+                    clientId: azureCLIClientId, displayName: "Microsoft Azure CLI",
+                    redirectURIs: ["http://localhost", "http://127.0.0.1", "https://login.microsoftonline.com/common/oauth2/nativeclient"],
+                    preConsentedScopes: ["\(resourceManagerResource)/user_impersonation", graphUserRead], familyId: "1"
+                ),
             ],
             apis: [
                 EmulatedAPI(
@@ -117,6 +136,7 @@ extension EmulatorConfiguration {
                 EmulatedAPI(identifier: "api://msal-emulator-api", appId: "6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d", scopes: ["access_as_user"]),
                 EmulatedAPI(identifier: middleTierAPI, appId: middleTierClientId, scopes: ["access_as_user"]),
                 EmulatedAPI(identifier: b2cApi, appId: "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8", scopes: ["demo.read", "demo.write"]),
+                EmulatedAPI(identifier: resourceManagerResource, appId: resourceManagerAppId, scopes: ["user_impersonation"]),
             ],
             defaults: Defaults(
                 tenant: "contoso.onmicrosoft.com", clientId: demoClientId,

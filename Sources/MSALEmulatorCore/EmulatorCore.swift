@@ -113,6 +113,8 @@ package actor EmulatorCore {
     var arcKeys: [String: (path: String, expiresAt: Date)] = [:]
     /// The ports of the emulator's listeners, to recognise its own issuer URLs.
     var listenerPorts: Set<Int> = []
+    /// The port of the HTTPS listener, once listening.
+    var securePort: Int?
     /// Token requests received per `grant_type` (`GET /_emulator/stats`), for tests that count requests.
     var grantCounts: [String: Int] = [:]
     /// The clock's offset when each token was issued, by token id (`uti`, `jti`), for tokens issued while the clock
@@ -141,8 +143,19 @@ package actor EmulatorCore {
         self.arcTokenDirectory = arcTokenDirectory
     }
 
-    package func setListenerPorts(_ ports: Set<Int>) {
+    package func setListenerPorts(_ ports: Set<Int>, securePort: Int? = nil) {
         listenerPorts = ports
+        self.securePort = securePort
+    }
+
+    /// This emulator's HTTPS base URL as the request's client addresses it (its host, the HTTPS port): what issuers
+    /// and discovered endpoints name, whichever listener was asked (clients such as the Azure CLI and web APIs accept
+    /// only HTTPS authorities).
+    func secureBaseURL(_ request: EmulatorRequest) -> String {
+        guard request.scheme != "https", let securePort else { return request.baseURL }
+        var host = request.host
+        if let colon = host.lastIndex(of: ":"), !host[colon...].contains("]") { host = String(host[..<colon]) }
+        return "https://\(host):\(securePort)"
     }
 
     var now: Date { clock.now }

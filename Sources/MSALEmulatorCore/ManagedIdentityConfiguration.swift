@@ -95,7 +95,7 @@ public struct FederatedCredential: Codable, Sendable, Equatable {
 
 extension EmulatorConfiguration {
     /// The demo subscription's resource group, the prefix of the demo identities' resource ids.
-    public static let demoResourceGroup = "/subscriptions/6e5d4c3b-2a19-4f8e-9d7c-6b5a4f3e2d1c/resourceGroups/contoso-rg"
+    public static let demoResourceGroup = "/subscriptions/\(demoSubscriptionId)/resourceGroups/contoso-rg"
     /// Client id of the demo system-assigned managed identity (the identity of the emulated VM or App Service).
     public static let systemAssignedIdentityClientId = "4b3a2c1d-9e8f-4a7b-8c6d-5e4f3a2b1c0d"
     /// Object id of the demo system-assigned managed identity.

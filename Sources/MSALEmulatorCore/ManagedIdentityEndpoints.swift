@@ -181,7 +181,7 @@ extension EmulatorCore {
         recordIssue(tokenId)
         let exp = iat + lifetime
         var claims: [String: Any] = [
-            "aud": resource.audience, "iss": issuer(baseURL: request.baseURL, tenant: tenant),
+            "aud": resource.audience, "iss": issuer(baseURL: secureBaseURL(request), tenant: tenant),
             "iat": iat, "nbf": iat, "exp": exp, "aio": Base64URL.random(bytes: 24),
             "appid": identity.clientId, "appidacr": "2", "azp": identity.clientId, "azpacr": "2",
             "idp": "https://sts.windows.net/\(tenant.id)/", "idtyp": "app",

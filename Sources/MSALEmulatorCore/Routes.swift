@@ -25,6 +25,11 @@ package enum Route: Sendable, Equatable {
     case graphTodoLists
     /// A managed identity token endpoint (`/msi/token`, `/metadata/identity/oauth2/token`, `/arc/...`).
     case managedIdentity(ManagedIdentityProtocol)
+    /// Azure Resource Manager's endpoint discovery, tenants and subscriptions (what `az login` uses).
+    case resourceManagerEndpoints
+    case resourceManagerTenants
+    case resourceManagerSubscriptions
+    case resourceManagerSubscription(String)
     /// The emulator's own OpenID Connect issuer for workload identity tokens.
     case federatedIssuerConfiguration
     case federatedIssuerKeys
@@ -46,7 +51,8 @@ package enum Route: Sendable, Equatable {
         case .logout: .logout
         case .graphMe, .graphUsers, .graphUser, .graphTodoLists: .graph
         case .managedIdentity: .managedIdentity
-        case .federatedIssuerConfiguration, .federatedIssuerKeys, .control, .home, .notFound: nil
+        case .resourceManagerEndpoints, .resourceManagerTenants, .resourceManagerSubscriptions, .resourceManagerSubscription,
+             .federatedIssuerConfiguration, .federatedIssuerKeys, .control, .home, .notFound: nil
         }
     }
 
@@ -65,6 +71,10 @@ package enum Route: Sendable, Equatable {
         case "msi" where lowered == ["msi", "token"]: return .managedIdentity(.appService)
         case "metadata" where lowered == ["metadata", "identity", "oauth2", "token"]: return .managedIdentity(.imds)
         case "arc" where lowered == ["arc", "metadata", "identity", "oauth2", "token"]: return .managedIdentity(.azureArc)
+        case "metadata" where lowered == ["metadata", "endpoints"]: return .resourceManagerEndpoints
+        case "tenants" where segments.count == 1: return .resourceManagerTenants
+        case "subscriptions" where segments.count == 1: return .resourceManagerSubscriptions
+        case "subscriptions" where segments.count == 2: return .resourceManagerSubscription(segments[1])
         case EmulatorCore.federatedIssuerSegment where lowered == [EmulatorCore.federatedIssuerSegment, ".well-known", "openid-configuration"]:
             return .federatedIssuerConfiguration
         case EmulatorCore.federatedIssuerSegment where lowered == [EmulatorCore.federatedIssuerSegment, "keys"]:
@@ -136,6 +146,14 @@ extension EmulatorCore {
                 return request.method == "POST" ? graphCreateTodoList(request) : .methodNotAllowed("POST")
             case .managedIdentity(let kind):
                 return request.method == "GET" ? managedIdentityToken(kind, request) : .methodNotAllowed("GET")
+            case .resourceManagerEndpoints:
+                return request.method == "GET" ? resourceManagerEndpoints(request) : .methodNotAllowed("GET")
+            case .resourceManagerTenants:
+                return request.method == "GET" ? resourceManagerTenants(request) : .methodNotAllowed("GET")
+            case .resourceManagerSubscriptions:
+                return request.method == "GET" ? resourceManagerSubscriptions(request) : .methodNotAllowed("GET")
+            case .resourceManagerSubscription(let id):
+                return request.method == "GET" ? resourceManagerSubscription(id, request) : .methodNotAllowed("GET")
             case .federatedIssuerConfiguration:
                 return request.method == "GET" ? federatedIssuerConfiguration(request) : .methodNotAllowed("GET")
             case .federatedIssuerKeys:

@@ -50,9 +50,16 @@ extension EmulatorCore {
         var scp: [String]
         var responseScopes: [String]
         if let api {
-            audience = api.identifier == EmulatorConfiguration.graphResource ? api.identifier : api.appId
-            scp = atScopes.map { RequestedScopes.split($0).name }
-            responseScopes = atScopes.map { api.responseScope(RequestedScopes.split($0).name) }
+            // Graph and ARM tokens name their resource URI, as Entra's do; other APIs their application id.
+            let byURI = api.identifier == EmulatorConfiguration.graphResource
+                || api.identifier == EmulatorConfiguration.resourceManagerResource
+            audience = byURI ? api.identifier : api.appId
+            scp = atScopes.map { RequestedScopes.split($0).name }.filter { $0 != ".default" }
+            responseScopes = atScopes.filter { !$0.hasSuffix("/.default") }.map { api.responseScope(RequestedScopes.split($0).name) }
+            // A `.default` request is answered with the granted permissions and `{resource}/.default` itself, as
+            // Entra answers it, so that clients find the cached token for the same request again.
+            let asked = "\(api.identifier)/.default"
+            if grant.scopes.full.contains(asked), !responseScopes.contains(asked) { responseScopes.append(asked) }
         } else if let resource, resource == grant.app.clientId {
             audience = grant.app.clientId
             scp = []

@@ -47,6 +47,12 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
     let cachePath: CacheFilePath
     /// Whether the exposure warnings (``CacheFilePath/exposureWarnings()``) were given.
     private let warned = LockedBox(false)
+    /// How many calls are waiting now for another process's refresh lock.
+    let refreshLockWaits = LockedBox(0)
+
+    /// How many calls of this storage are waiting now for a refresh lock another process holds (for tests that act
+    /// on a waiting call).
+    package var refreshLockWaiters: Int { refreshLockWaits.get() }
 
     /// A storage for the cache file at `fileURL` (by default ``defaultFileURL(environment:)``).
     ///

@@ -20,7 +20,9 @@ extension MSALFileTokenCacheStorage: MSALTokenCacheRefreshLocking {
                                              _ body: @Sendable () async throws -> T) async throws -> T {
         let directory = fileURL.deletingLastPathComponent().path
         try Self.makeDirectory(directory)
-        let lock = try await RefreshLockFile.acquire(path: fileURL.path + ".refresh-lock", key: key, timeout: timeout)
+        let waits = refreshLockWaits
+        let lock = try await RefreshLockFile.acquire(path: fileURL.path + ".refresh-lock", key: key, timeout: timeout,
+                                                     waiting: { started in waits.withLock { $0 += started ? 1 : -1 } })
         defer { lock.release() }
         return try await body()
     }
@@ -33,10 +35,15 @@ struct RefreshLockFile: Sendable {
     /// Linux's `F_OFD_SETLK` (not exported to Swift): a byte-range lock owned by the open file description.
     static let openFileDescriptionSetLock: Int32 = 37
 
-    static func acquire(path: String, key: String, timeout: TimeInterval) async throws -> RefreshLockFile {
+    /// Takes the lock for `key`, polling while another process holds it; `waiting` is told when a wait starts
+    /// (true) and when it ends (false).
+    static func acquire(path: String, key: String, timeout: TimeInterval,
+                        waiting: (Bool) -> Void = { _ in }) async throws -> RefreshLockFile {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw MSALFileTokenCacheStorage.failure("open the token refresh lock file \(path)", errno) }
         let deadline = Date().addingTimeInterval(timeout.isFinite ? min(max(timeout, 0), 86_400) : 86_400)
+        var waited = false
+        defer { if waited { waiting(false) } }
         do {
             while true {
                 switch tryLock(fd, offset: offset(for: key)) {
@@ -45,6 +52,10 @@ struct RefreshLockFile: Sendable {
                 case .failed(let code):
                     throw MSALFileTokenCacheStorage.failure("lock the token refresh lock file \(path)", code)
                 case .busy:
+                    if !waited {
+                        waited = true
+                        waiting(true)
+                    }
                     guard Date() < deadline else {
                         throw MSALErrorInfo.tokenCacheLockTimeout(
                             "Timed out after \(ExternalNumber.clampedInteger(timeout)) seconds waiting for another "

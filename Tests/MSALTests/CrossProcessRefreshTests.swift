@@ -96,11 +96,12 @@ struct CrossProcessRefreshTests {
         let other = MSALFileTokenCacheStorage(fileURL: directory.appendingPathComponent("cache.json"))
         try await storage.withRefreshLock(key: "k", timeout: 5) {
             let waiter = Task { try await other.withRefreshLock(key: "k", timeout: 60) { } }
-            try await Task.sleep(nanoseconds: 100_000_000)
+            try await eventually("the other storage waits for the lock") { other.refreshLockWaiters == 1 }
             waiter.cancel()
             let started = Date()
             await #expect(throws: CancellationError.self) { try await waiter.value }
             #expect(Date().timeIntervalSince(started) < 10)
+            #expect(other.refreshLockWaiters == 0)
         }
     }
 

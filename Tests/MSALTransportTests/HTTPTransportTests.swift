@@ -40,7 +40,7 @@ struct HTTPTransportTests {
         _ = try await transport.send(Self.get("\(server.baseURL)/b"))
         let started = Date()
         _ = try await transport.send(Self.get("\(server.baseURL)/close"))
-        try await Task.sleep(nanoseconds: 50_000_000)
+        try await eventually("the server closed the connection") { server.closedConnections >= 1 }
         let after = try await transport.send(Self.get("\(server.baseURL)/c"))
         #expect(after.statusCode == 200)
         #expect(Date().timeIntervalSince(started) < 30, "a dropped connection must be replaced, not waited on")
@@ -76,7 +76,6 @@ struct HTTPTransportTests {
             let released = HTTPTransport()
             _ = try await released.send(Self.get("\(server.baseURL)/c"))
         }
-        try await Task.sleep(nanoseconds: 200_000_000)
         // The shared transport ignores shutdown.
         try await HTTPTransport.shared.shutdown()
         _ = try await HTTPTransport.shared.send(Self.get("\(server.baseURL)/d"))

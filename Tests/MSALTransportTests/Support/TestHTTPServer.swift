@@ -49,6 +49,8 @@ final class TestHTTPServer: Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var requests: [ReceivedRequest] { state.requests }
+    /// How many connections have closed (on either side).
+    var closedConnections: Int { state.closedConnections }
 
     private init(channel: any Channel, state: Recorder) {
         self.channel = channel
@@ -81,8 +83,12 @@ final class TestHTTPServer: Sendable {
 
         init(answer: @escaping @Sendable (ReceivedRequest) -> TestAnswer) { self.answer = answer }
 
+        nonisolated(unsafe) private var closed = 0
+
         var requests: [ReceivedRequest] { lock.withLock { log } }
+        var closedConnections: Int { lock.withLock { closed } }
         func record(_ request: ReceivedRequest) { lock.withLock { log.append(request) } }
+        func recordClose() { lock.withLock { closed += 1 } }
     }
 
     private final class RequestHandler: ChannelInboundHandler {
@@ -94,6 +100,11 @@ final class TestHTTPServer: Sendable {
         var body = Data()
 
         init(state: Recorder) { self.state = state }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            state.recordClose()
+            context.fireChannelInactive()
+        }
 
         /// Writes a response; `Content-Length` is the body's unless the answer set one (to send a short body).
         func write(context: ChannelHandlerContext, version: HTTPVersion, status: Int, headers: [(String, String)], body: Data) {

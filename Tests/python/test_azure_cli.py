@@ -1,0 +1,138 @@
+"""Microsoft's Azure CLI (pip `azure-cli`), unchanged, against the emulator over HTTPS with its CA: the documented
+custom-cloud set-up (`az cloud register` with endpoint discovery, `az cloud set`, instance discovery off), service
+principal sign-in with a secret, `az account show` / `list` / `get-access-token` answered from az's cache on repeat,
+device code sign-in as the default user, and `az logout`. The cases share one az configuration directory and run
+in order, so that az's start-up (over a second each) is paid as few times as possible."""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+import pytest
+
+from browser import drive
+
+DEMO_TENANT = "5f3a1c2e-7b4d-4e8a-9c61-2d0b8e4f7a13"
+DEMO_SUBSCRIPTION = "6e5d4c3b-2a19-4f8e-9d7c-6b5a4f3e2d1c"
+DAEMON = "7d3e1b2a-4c5f-4e6d-8a9b-0c1d2e3f4a5b"
+ARM = "https://management.core.windows.net/"
+
+
+def az_program():
+    beside = pathlib.Path(sys.executable).with_name("az")
+    found = str(beside) if beside.exists() else shutil.which("az")
+    if not found:
+        pytest.fail("the Azure CLI (pip azure-cli) is not installed; scripts/test.sh installs it")
+    return found
+
+
+class AzureCLI:
+    """Runs `az` with its own configuration directory, trusting only the emulator's CA."""
+
+    def __init__(self, emulator):
+        self.program = az_program()
+        self.home = tempfile.mkdtemp(prefix="msal-az-")
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self.home,
+            "AZURE_CONFIG_DIR": str(pathlib.Path(self.home, ".azure")),
+            "REQUESTS_CA_BUNDLE": emulator["ca_certificate"],
+            # The documented custom-cloud set-up: MSAL's instance discovery asks Microsoft's cloud otherwise.
+            "AZURE_CORE_INSTANCE_DISCOVERY": "false",
+            "AZURE_CORE_COLLECT_TELEMETRY": "false", "AZURE_CORE_SURVEY_MESSAGE": "false",
+            "AZURE_CORE_NO_COLOR": "true", "AZURE_CORE_ONLY_SHOW_ERRORS": "true",
+        }
+
+    def run(self, *args, timeout=120):
+        done = subprocess.run([self.program, *args, "--output", "json"], env=self.env, capture_output=True, text=True,
+                              timeout=timeout)
+        assert done.returncode == 0, f"az {' '.join(args)} exited {done.returncode}: {done.stderr}"
+        return json.loads(done.stdout) if done.stdout.strip() else None
+
+    def popen(self, *args):
+        return subprocess.Popen([self.program, *args, "--output", "json"], env=self.env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    def cache(self):
+        return json.loads(pathlib.Path(self.env["AZURE_CONFIG_DIR"], "msal_token_cache.json").read_text())
+
+
+def claims(token):
+    import base64
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def test_azure_cli_signs_in_and_reuses_its_tokens(emulator, browser_session):
+    az = AzureCLI(emulator)
+    https = emulator["https"]
+
+    # Endpoint discovery: GET {resource manager}/metadata/endpoints, with the trailing slash az keeps.
+    az.run("cloud", "register", "--name", "MSALEmulator", "--endpoint-resource-manager", https + "/")
+    az.run("cloud", "set", "--name", "MSALEmulator")
+    cloud = az.run("cloud", "show")
+    assert cloud["endpoints"]["activeDirectory"].rstrip("/") == https
+    assert cloud["endpoints"]["activeDirectoryResourceId"] == ARM
+
+    # A service principal with a secret: the token is for ARM, and ARM lists the demo subscription.
+    accounts = az.run("login", "--service-principal", "--username", DAEMON, "--password", "daemon-secret",
+                      "--tenant", DEMO_TENANT)
+    assert [a["id"] for a in accounts] == [DEMO_SUBSCRIPTION]
+    shown = az.run("account", "show")
+    assert shown["id"] == DEMO_SUBSCRIPTION and shown["tenantId"] == DEMO_TENANT
+    assert shown["user"] == {"name": DAEMON, "type": "servicePrincipal"}
+    assert [a["id"] for a in az.run("account", "list")] == [DEMO_SUBSCRIPTION]
+
+    first = az.run("account", "get-access-token")
+    assert claims(first["accessToken"])["aud"] == ARM
+    assert first["subscription"] == DEMO_SUBSCRIPTION and first["tenant"] == DEMO_TENANT
+    # Repeated calls are answered from az's cache: the same token, not a new one.
+    assert az.run("account", "get-access-token")["accessToken"] == first["accessToken"]
+    graph = az.run("account", "get-access-token", "--resource", "https://graph.microsoft.com")
+    assert claims(graph["accessToken"])["aud"] == "https://graph.microsoft.com"
+    assert az.run("account", "get-access-token", "--resource", "https://graph.microsoft.com")["accessToken"] == graph["accessToken"]
+    scoped = az.run("account", "get-access-token", "--scope", "https://graph.microsoft.com/.default")
+    assert scoped["accessToken"] == graph["accessToken"]
+    az.run("logout")
+    assert az.run("account", "list") == []
+
+    # The default user through the device code flow (no tenant: az lists the user's tenants, then subscriptions).
+    login = az.popen("login", "--use-device-code")
+    prompt = ""
+    for line in login.stderr:
+        prompt += line
+        if "enter the code" in line:
+            break
+    match = re.search(r"open the page (\S+) and enter the code (\S+)", prompt)
+    assert match, prompt
+
+    outcome = {}
+
+    def approve():
+        outcome["page"] = drive(browser_session, match.group(1), emulator["username"], emulator["password"],
+                                user_code=match.group(2))
+
+    approver = threading.Thread(target=approve)
+    approver.start()
+    approver.join(timeout=60)
+    stdout, stderr = login.communicate(timeout=120)
+    assert login.returncode == 0, prompt + stderr
+    assert outcome["page"].kind == "page" and "device-done" in outcome["page"].html
+    subscriptions = json.loads(stdout)
+    assert [s["id"] for s in subscriptions] == [DEMO_SUBSCRIPTION]
+    assert subscriptions[0]["user"] == {"name": emulator["username"], "type": "user"}
+
+    user_token = az.run("account", "get-access-token")
+    token_claims = claims(user_token["accessToken"])
+    assert token_claims["aud"] == ARM and token_claims["preferred_username"] == emulator["username"]
+    assert az.run("account", "get-access-token")["accessToken"] == user_token["accessToken"]
+    graph_user = az.run("account", "get-access-token", "--resource", "https://graph.microsoft.com")
+    assert az.run("account", "get-access-token", "--resource", "https://graph.microsoft.com")["accessToken"] == graph_user["accessToken"]
+    # az's cache holds `.default` in the stored target, as Entra's answers make it.
+    targets = [entry["target"] for entry in az.cache()["AccessToken"].values()]
+    assert any("https://management.core.windows.net//.default" in target for target in targets), targets
+    az.run("logout")
