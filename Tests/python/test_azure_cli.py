@@ -1,8 +1,10 @@
 """Microsoft's Azure CLI (pip `azure-cli`), unchanged, against the emulator over HTTPS with its CA: the documented
 custom-cloud set-up (`az cloud register` with endpoint discovery, `az cloud set`, instance discovery off), service
 principal sign-in with a secret, `az account show` / `list` / `get-access-token` answered from az's cache on repeat,
-device code sign-in as the default user, and `az logout`. The cases share one az configuration directory and run
+device code sign-in as the default user, the token cache shared both ways with `msal` (its defaults), `az logout`;
+and azure-identity's AzureCliCredential through this az. The cases share one az configuration directory and run
 in order, so that az's start-up (over a second each) is paid as few times as possible."""
+import contextlib
 import json
 import os
 import pathlib
@@ -16,11 +18,13 @@ import threading
 import pytest
 
 from browser import drive
+from conftest import _msal_binary
 
 DEMO_TENANT = "5f3a1c2e-7b4d-4e8a-9c61-2d0b8e4f7a13"
 DEMO_SUBSCRIPTION = "6e5d4c3b-2a19-4f8e-9d7c-6b5a4f3e2d1c"
 DAEMON = "7d3e1b2a-4c5f-4e6d-8a9b-0c1d2e3f4a5b"
 ARM = "https://management.core.windows.net/"
+AZURE_CLI = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
 
 
 def az_program():
@@ -57,8 +61,32 @@ class AzureCLI:
         return subprocess.Popen([self.program, *args, "--output", "json"], env=self.env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
 
+    @contextlib.contextmanager
+    def as_process_environment(self):
+        """This az's environment (its directory first on PATH) as os.environ, for code that runs az itself."""
+        saved = dict(os.environ)
+        try:
+            os.environ.clear()
+            os.environ.update(self.env)
+            os.environ["PATH"] = str(pathlib.Path(self.program).parent) + os.pathsep + self.env["PATH"]
+            yield
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
     def cache(self):
         return json.loads(pathlib.Path(self.env["AZURE_CONFIG_DIR"], "msal_token_cache.json").read_text())
+
+
+def msal_token(emulator, az, scope):
+    """`msal token --json` with its defaults on az's own cache file, as az's client, in the organizations authority."""
+    done = subprocess.run(
+        _msal_binary() + ["token", "--json", "--cache", str(pathlib.Path(az.env["AZURE_CONFIG_DIR"], "msal_token_cache.json")),
+                          "--client-id", AZURE_CLI, "--authority", emulator["https"] + "/organizations",
+                          "--scopes", scope, "--ca-file", emulator["ca_certificate"]],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": az.home}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 def claims(token):
@@ -97,6 +125,10 @@ def test_azure_cli_signs_in_and_reuses_its_tokens(emulator, browser_session):
     assert az.run("account", "get-access-token", "--resource", "https://graph.microsoft.com")["accessToken"] == graph["accessToken"]
     scoped = az.run("account", "get-access-token", "--scope", "https://graph.microsoft.com/.default")
     assert scoped["accessToken"] == graph["accessToken"]
+    # azure-identity's AzureCliCredential runs this az, signed in to the emulator, and gets az's cached token.
+    with az.as_process_environment():
+        from azure.identity import AzureCliCredential
+        assert AzureCliCredential().get_token("https://graph.microsoft.com/.default").token == graph["accessToken"]
     az.run("logout")
     assert az.run("account", "list") == []
 
@@ -130,7 +162,16 @@ def test_azure_cli_signs_in_and_reuses_its_tokens(emulator, browser_session):
     token_claims = claims(user_token["accessToken"])
     assert token_claims["aud"] == ARM and token_claims["preferred_username"] == emulator["username"]
     assert az.run("account", "get-access-token")["accessToken"] == user_token["accessToken"]
+
+    # The cache both ways. `msal` with its defaults (client capabilities included) reads az's token silently...
+    from_az = msal_token(emulator, az, ARM + "/.default")
+    assert from_az["metadata"]["token_source"] == "cache", from_az
+    assert from_az["access_token"] == user_token["accessToken"]
+    # ...and a token `msal` gets with az's (family) refresh token is az's next answer, from az's cache.
+    from_msal = msal_token(emulator, az, "https://graph.microsoft.com/.default")
+    assert from_msal["metadata"]["token_source"] == "identity_provider", from_msal
     graph_user = az.run("account", "get-access-token", "--resource", "https://graph.microsoft.com")
+    assert graph_user["accessToken"] == from_msal["access_token"]
     assert az.run("account", "get-access-token", "--resource", "https://graph.microsoft.com")["accessToken"] == graph_user["accessToken"]
     # az's cache holds `.default` in the stored target, as Entra's answers make it.
     targets = [entry["target"] for entry in az.cache()["AccessToken"].values()]
