@@ -10,7 +10,10 @@ public import Foundation
 ///    from the source the environment names; on the IMDS default a one-second probe first, so that a machine off
 ///    Azure moves on at once;
 /// 4. ``Step/msalAccount``: the account signed in with the `msal` tool, silently, from its token cache
-///    (`MSAL_CLIENT_ID`, `MSAL_AUTHORITY`, `MSAL_CACHE`, `MSAL_ACCOUNT` as `msal` reads them).
+///    (`MSAL_CLIENT_ID`, `MSAL_AUTHORITY`, `MSAL_CACHE`, `MSAL_ACCOUNT` as `msal` reads them);
+/// 5. ``Step/azureCLI``: the Azure CLI's sign-in: a valid token in its own cache (`AZURE_CONFIG_DIR`, else
+///    `~/.azure`; read, never written) for its default subscription's account, else
+///    `az account get-access-token --scope ...` with a time limit. Its refresh token is never redeemed here.
 ///
 /// ```swift
 /// let chain = MSALCredentialChain()
@@ -27,6 +30,7 @@ public struct MSALCredentialChain: Sendable {
         case workloadIdentity = "workload identity"
         case managedIdentity = "managed identity"
         case msalAccount = "msal account"
+        case azureCLI = "azure cli"
     }
 
     /// A token from the chain.
@@ -47,6 +51,8 @@ public struct MSALCredentialChain: Sendable {
     let httpClient: (any MSALHTTPClient)?
     let authorityHost: String
     let managedIdentityProbeTimeout: TimeInterval
+    /// How long `az account get-access-token` may take.
+    let azureCLITimeout: TimeInterval
 
     /// A chain over `steps`, reading `environment`. `httpClient` nil selects the platform's transport;
     /// `authorityHost` is the cloud of the confidential steps (`AZURE_AUTHORITY_HOST` when set).
@@ -57,13 +63,14 @@ public struct MSALCredentialChain: Sendable {
     }
 
     init(steps: [Step], environment: [String: String], httpClient: (any MSALHTTPClient)?, authorityHost: String?,
-         managedIdentityProbeTimeout: TimeInterval) {
+         managedIdentityProbeTimeout: TimeInterval, azureCLITimeout: TimeInterval = 30) {
         self.steps = steps
         self.environment = environment
         self.httpClient = httpClient
         self.authorityHost = authorityHost ?? environment["AZURE_AUTHORITY_HOST"].flatMap { $0.isEmpty ? nil : $0 }
             ?? "https://login.microsoftonline.com"
         self.managedIdentityProbeTimeout = managedIdentityProbeTimeout
+        self.azureCLITimeout = azureCLITimeout
     }
 
     /// A token for `scopes` (one resource's `/.default` for the app steps) from the first step that gives one.
@@ -87,7 +94,7 @@ public struct MSALCredentialChain: Sendable {
         throw error
     }
 
-    private func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+    func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
 
     private func skipped(_ why: String) -> MSALErrorInfo { MSALErrorInfo.invalidParameter(why) }
 
@@ -122,6 +129,8 @@ public struct MSALCredentialChain: Sendable {
             return try await managedIdentityToken(scopes: scopes)
         case .msalAccount:
             return try await msalAccountToken(scopes: scopes)
+        case .azureCLI:
+            return try await azureCLIToken(scopes: scopes)
         }
     }
 

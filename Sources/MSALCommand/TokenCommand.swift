@@ -18,10 +18,13 @@ struct TokenCommand: AsyncParsableCommand {
         the authority must name a tenant. With --managed-identity, prints a token for the machine's managed identity \
         (App Service, Arc, IMDS...) for the resource of --scopes. App tokens are cached in the same file.
 
+        With --chain, the first credential that gives a token for --scopes (default         https://management.azure.com/.default): the AZURE_* environment (secret or certificate), workload identity,         managed identity, the account signed in with `msal login`, then the Azure CLI's sign-in (a valid token in its         own cache, else `az account get-access-token`). The step that answered is printed on stderr, and as `step`         with --json.
+
         Examples:
           curl -H "Authorization: Bearer $(msal token)" https://graph.microsoft.com/v1.0/me
           msal token --scopes Mail.Read --json
           MSAL_CLIENT_SECRET=... msal token --authority https://login.microsoftonline.com/contoso.onmicrosoft.com
+          msal token --chain --scopes https://management.azure.com/.default --json
         """
     )
 
@@ -31,8 +34,20 @@ struct TokenCommand: AsyncParsableCommand {
     @Flag(name: .customLong("force-refresh"), help: "Skip the cached access token and redeem the refresh token.")
     var forceRefresh = false
 
+    @Flag(name: .customLong("chain"),
+          help: "Take the first credential that gives a token: environment, workload identity, managed identity, msal's sign-in, the Azure CLI's.")
+    var chain = false
+
+    @Option(name: .customLong("chain-steps"),
+            help: "With --chain, only these steps, in this order (comma-separated): environment, workload-identity, managed-identity, msal-account, azure-cli.")
+    var chainSteps: String?
+
     func run() async throws {
         try await CLI.run(options) {
+            if chain {
+                try await chainToken()
+                return
+            }
             let factory = ApplicationFactory(options: options)
             if app.isRequested || app.managedIdentityId != nil {
                 let result: MSALAppTokenResult
@@ -76,5 +91,43 @@ struct TokenCommand: AsyncParsableCommand {
                 CLI.out(result.accessToken)
             }
         }
+    }
+
+    /// `--chain`: the credential chain's token, and which step gave it.
+    private func chainToken() async throws {
+        let scopes = options.explicitScopes ?? ["https://management.azure.com/.default"]
+        let token = try await MSALCredentialChain(steps: try ChainSteps.parse(chainSteps)).token(scopes: scopes)
+        CLI.err("msal: token from the \(token.step.rawValue) step.")
+        if options.wantsJSON {
+            var object: [String: Any] = [
+                "access_token": token.accessToken, "token_type": "Bearer", "scopes": scopes, "step": token.step.rawValue,
+            ]
+            if let expiresOn = token.expiresOn {
+                object["expires_on"] = ExternalNumber.clampedInteger(expiresOn.timeIntervalSince1970)
+                object["expires_in"] = max(0, ExternalNumber.clampedInteger(expiresOn.timeIntervalSinceNow))
+            }
+            CLI.out(CLI.jsonLine(object))
+        } else {
+            CLI.out(token.accessToken)
+        }
+    }
+}
+
+/// The steps `--chain-steps` names.
+enum ChainSteps {
+    static func name(_ step: MSALCredentialChain.Step) -> String { step.rawValue.replacingOccurrences(of: " ", with: "-") }
+
+    static func parse(_ text: String?) throws -> [MSALCredentialChain.Step] {
+        guard let text else { return MSALCredentialChain.Step.allCases }
+        var steps: [MSALCredentialChain.Step] = []
+        for word in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !word.isEmpty {
+            guard let step = MSALCredentialChain.Step.allCases.first(where: { name($0) == word }) else {
+                let known = MSALCredentialChain.Step.allCases.map(name).joined(separator: ", ")
+                throw ValidationError("--chain-steps: unknown step '\(word.prefix(40))' (known: \(known)).")
+            }
+            if !steps.contains(step) { steps.append(step) }
+        }
+        guard !steps.isEmpty else { throw ValidationError("--chain-steps names no step.") }
+        return steps
     }
 }

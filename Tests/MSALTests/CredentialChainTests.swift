@@ -56,6 +56,7 @@ struct CredentialChainTests {
                 && text.contains("workload identity: AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_FEDERATED_TOKEN_FILE")
                 && text.contains("managed identity: no managed identity endpoint answered")
                 && text.contains("msal account: MSAL_CLIENT_ID is not set")
+                && text.contains("azure cli: the Azure CLI (az) is not installed")
         }
         // The probe was one request: no retries off Azure.
         #expect(http.requests.count == 1)

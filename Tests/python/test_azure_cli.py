@@ -89,6 +89,22 @@ def msal_token(emulator, az, scope):
     return json.loads(done.stdout)
 
 
+def msal_chain(emulator, az, scope, with_az):
+    """`msal token --chain --chain-steps azure-cli --json` in az's environment; with_az=False leaves az off PATH, so
+    that only az's cache can answer."""
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    if with_az:
+        path = str(pathlib.Path(az.program).parent) + os.pathsep + path
+    else:
+        path = os.pathsep.join(p for p in path.split(os.pathsep) if not pathlib.Path(p, "az").exists())
+    env = dict(az.env, PATH=path)
+    done = subprocess.run(_msal_binary() + ["token", "--chain", "--chain-steps", "azure-cli", "--json", "--scopes", scope],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "azure cli" in done.stderr
+    return json.loads(done.stdout)
+
+
 def claims(token):
     import base64
     payload = token.split(".")[1]
@@ -125,6 +141,12 @@ def test_azure_cli_signs_in_and_reuses_its_tokens(emulator, browser_session):
     assert az.run("account", "get-access-token", "--resource", "https://graph.microsoft.com")["accessToken"] == graph["accessToken"]
     scoped = az.run("account", "get-access-token", "--scope", "https://graph.microsoft.com/.default")
     assert scoped["accessToken"] == graph["accessToken"]
+    # The credential chain's Azure CLI step: az's cached token read directly (az is not even on PATH)...
+    chained = msal_chain(emulator, az, "https://graph.microsoft.com/.default", with_az=False)
+    assert chained["step"] == "azure cli" and chained["access_token"] == graph["accessToken"]
+    # ...and for a scope az has no token for, az runs.
+    api = msal_chain(emulator, az, "api://msal-emulator-api/.default", with_az=True)
+    assert api["step"] == "azure cli" and claims(api["access_token"])["appid"] == DAEMON
     # azure-identity's AzureCliCredential runs this az, signed in to the emulator, and gets az's cached token.
     with az.as_process_environment():
         from azure.identity import AzureCliCredential
@@ -162,6 +184,8 @@ def test_azure_cli_signs_in_and_reuses_its_tokens(emulator, browser_session):
     token_claims = claims(user_token["accessToken"])
     assert token_claims["aud"] == ARM and token_claims["preferred_username"] == emulator["username"]
     assert az.run("account", "get-access-token")["accessToken"] == user_token["accessToken"]
+    chained = msal_chain(emulator, az, ARM + "/.default", with_az=False)
+    assert chained["step"] == "azure cli" and chained["access_token"] == user_token["accessToken"]
 
     # The cache both ways. `msal` with its defaults (client capabilities included) reads az's token silently...
     from_az = msal_token(emulator, az, ARM + "/.default")

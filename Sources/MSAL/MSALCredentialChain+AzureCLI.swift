@@ -1,0 +1,133 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The Azure CLI step of ``MSALCredentialChain``: the sign-in most Azure developers already have, reused.
+///
+/// A valid access token for the requested scopes in the Azure CLI's own token cache (`msal_token_cache.json` in
+/// `AZURE_CONFIG_DIR`, else `~/.azure`; read under the cache's cross-process lock, never written) is used directly,
+/// for the account and tenant of az's default subscription. Otherwise `az account get-access-token --scope ...` runs,
+/// with a time limit. The Azure CLI's refresh token is never redeemed here: refreshing is az's business.
+extension MSALCredentialChain {
+    /// How long a token found in az's cache must still be valid to be used (az itself refreshes earlier).
+    static let azureCLIMinimumLifetime: TimeInterval = 300
+
+    func azureCLIToken(scopes: [String]) async throws -> Token {
+        if let cached = try azureCLICachedToken(scopes: scopes) { return cached }
+        return try await azureCLIRunToken(scopes: scopes)
+    }
+
+    /// The directory of az's configuration and caches: `AZURE_CONFIG_DIR`, else `.azure` in `HOME`, as the chain's
+    /// environment names them; nil when it names neither.
+    var azureCLIDirectory: URL? {
+        if let explicit = value("AZURE_CONFIG_DIR") {
+            return URL(fileURLWithPath: (explicit as NSString).expandingTildeInPath)
+        }
+        return value("HOME").map { URL(fileURLWithPath: $0).appendingPathComponent(".azure") }
+    }
+
+    /// A token from az's cache file for the default subscription's account and tenant; nil when there is none
+    /// valid long enough (or az keeps no such cache: an encrypted one, a managed identity sign-in).
+    package func azureCLICachedToken(scopes: [String]) throws -> Token? {
+        guard let directory = azureCLIDirectory else { return nil }
+        let cacheFile = directory.appendingPathComponent("msal_token_cache.json")
+        guard FileManager.default.fileExists(atPath: cacheFile.path),
+              let profile = AzureCLIProfile.read(directory.appendingPathComponent("azureProfile.json")),
+              let signedIn = profile.defaultAccount
+        else { return nil }
+        let storage = MSALFileTokenCacheStorage(fileURL: cacheFile)
+        guard let stored = try storage.withExclusiveAccess({ try storage.read() }) else { return nil }
+        let found: MSALCacheCodec.FoundAccessToken?
+        switch signedIn.kind {
+        case .user:
+            found = try MSALCacheCodec.accessToken(in: stored.data, clientId: AzureCLIProfile.clientId, realm: signedIn.tenantId,
+                                                   username: signedIn.name, scopes: scopes, now: Date(),
+                                                   minimumLifetime: Self.azureCLIMinimumLifetime)
+        case .servicePrincipal:
+            found = try MSALCacheCodec.accessToken(in: stored.data, clientId: signedIn.name, realm: signedIn.tenantId,
+                                                   username: nil, scopes: scopes, now: Date(),
+                                                   minimumLifetime: Self.azureCLIMinimumLifetime)
+        case .managedIdentity:
+            found = nil
+        }
+        return found.map { Token(accessToken: $0.secret, expiresOn: $0.expiresOn, step: .azureCLI) }
+    }
+
+    /// Runs `az account get-access-token --scope ...` and reads its answer.
+    package func azureCLIRunToken(scopes: [String]) async throws -> Token {
+        guard let path = value("PATH"), let program = Self.executable(named: "az", path: path) else {
+            throw MSALErrorInfo.invalidParameter("the Azure CLI (az) is not installed (not on PATH).")
+        }
+        let arguments = ["account", "get-access-token", "--output", "json", "--scope"] + scopes
+        let outcome = try await ChildProcess.run(program, arguments, environment: environment, timeout: azureCLITimeout)
+        if outcome.timedOut {
+            throw MSALErrorInfo.invalidParameter(
+                "the Azure CLI did not answer within \(Int(azureCLITimeout)) s (az account get-access-token).")
+        }
+        guard outcome.status == 0 else {
+            let message = String(decoding: outcome.standardError.prefix(2000), as: UTF8.self)
+            if message.contains("az login") {
+                throw MSALErrorInfo.invalidParameter("the Azure CLI is not signed in, or its sign-in expired (run az login).")
+            }
+            let firstLine = message.split(separator: "\n").first.map(String.init) ?? "no message"
+            throw MSALErrorInfo.invalidParameter(
+                "az account get-access-token failed (exit \(outcome.status)): \(firstLine.prefix(300))")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: outcome.standardOutput) as? [String: Any],
+              let accessToken = object["accessToken"] as? String, !accessToken.isEmpty else {
+            throw MSALErrorInfo.invalidParameter("az account get-access-token printed no access token.")
+        }
+        let expiresOn = (object["expires_on"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
+            ?? (object["expires_on"] as? String).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+        return Token(accessToken: accessToken, expiresOn: expiresOn, step: .azureCLI)
+    }
+
+    /// The first executable file named `name` in the directories of `path`.
+    static func executable(named name: String, path: String) -> String? {
+        for directory in path.split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/\(name)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+}
+
+/// What the Azure CLI's `azureProfile.json` says of the default subscription's sign-in.
+struct AzureCLIProfile {
+    /// The Azure CLI's public client id.
+    static let clientId = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+
+    enum Kind { case user, servicePrincipal, managedIdentity }
+
+    struct Account {
+        var name: String
+        var kind: Kind
+        var tenantId: String
+    }
+
+    var defaultAccount: Account?
+
+    /// Reads the profile (az writes it with a byte order mark); nil when it is absent or unreadable.
+    static func read(_ file: URL) -> AzureCLIProfile? {
+        guard var data = try? Data(contentsOf: file), data.count < 16 << 20 else { return nil }
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let subscriptions = object["subscriptions"] as? [[String: Any]] else { return nil }
+        guard let chosen = subscriptions.first(where: { $0["isDefault"] as? Bool == true }),
+              let user = chosen["user"] as? [String: Any], let name = user["name"] as? String,
+              let tenantId = chosen["tenantId"] as? String else { return AzureCLIProfile(defaultAccount: nil) }
+        let kind: Kind
+        switch (user["type"] as? String, user["assignedIdentityInfo"]) {
+        case ("user", _): kind = .user
+        case ("servicePrincipal", .some): kind = .managedIdentity
+        case ("servicePrincipal", .none) where name == "systemAssignedIdentity" || name == "userAssignedIdentity":
+            kind = .managedIdentity
+        case ("servicePrincipal", .none): kind = .servicePrincipal
+        default: return AzureCLIProfile(defaultAccount: nil)
+        }
+        return AzureCLIProfile(defaultAccount: Account(name: name, kind: kind, tenantId: tenantId))
+    }
+}
