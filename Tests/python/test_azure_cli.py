@@ -1,6 +1,6 @@
 """Microsoft's Azure CLI (pip `azure-cli`), unchanged, against the emulator over HTTPS with its CA: the documented
 custom-cloud set-up (`az cloud register` with endpoint discovery, `az cloud set`, instance discovery off), service
-principal sign-in with a secret, `az account show` / `list` / `get-access-token` answered from az's cache on repeat,
+principal sign-in with a secret and with a certificate, `az account show` / `list` / `get-access-token` answered from az's cache on repeat,
 device code sign-in as the default user, the token cache shared both ways with `msal` (its defaults), `az logout`;
 and azure-identity's AzureCliCredential through this az. The cases share one az configuration directory and run
 in order, so that az's start-up (over a second each) is paid as few times as possible."""
@@ -19,6 +19,7 @@ import pytest
 
 from browser import drive
 from conftest import _msal_binary
+from test_confidential_clients import make_certificate, register
 
 DEMO_TENANT = "5f3a1c2e-7b4d-4e8a-9c61-2d0b8e4f7a13"
 DEMO_SUBSCRIPTION = "6e5d4c3b-2a19-4f8e-9d7c-6b5a4f3e2d1c"
@@ -153,6 +154,19 @@ def test_azure_cli_signs_in_and_reuses_its_tokens(emulator, browser_session):
         assert AzureCliCredential().get_token("https://graph.microsoft.com/.default").token == graph["accessToken"]
     az.run("logout")
     assert az.run("account", "list") == []
+
+    # A service principal with a certificate (a PEM file with its key and certificate, as az takes it).
+    key_pem, certificate_pem, _ = make_certificate()
+    register(emulator, DAEMON, certificate_pem)
+    pem = pathlib.Path(az.home, "daemon.pem")
+    pem.write_text(key_pem + certificate_pem)
+    accounts = az.run("login", "--service-principal", "--username", DAEMON, "--certificate", str(pem),
+                      "--tenant", DEMO_TENANT)
+    assert [a["id"] for a in accounts] == [DEMO_SUBSCRIPTION]
+    certified = az.run("account", "get-access-token", "--resource", "https://graph.microsoft.com")
+    token = claims(certified["accessToken"])
+    assert token["appid"] == DAEMON and token["azpacr"] == "2"  # authenticated with a certificate
+    az.run("logout")
 
     # The default user through the device code flow (no tenant: az lists the user's tenants, then subscriptions).
     login = az.popen("login", "--use-device-code")
