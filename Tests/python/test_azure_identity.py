@@ -1,6 +1,6 @@
 """Microsoft's azure-identity (pip `azure-identity`), unchanged, against the emulator over HTTPS with its CA: one test
 per credential type (client secret, certificate with and without its chain, workload identity, App Service and IMDS
-managed identity, device code) and DefaultAzureCredential in an AKS-style environment (workload identity), each
+managed identity (Azure Arc: test_azure_identity_arc.py), device code) and DefaultAzureCredential in an AKS-style environment (workload identity), each
 token checked and the second call answered from the credential's cache (device code: one call, see its test)."""
 import contextlib
 import json
