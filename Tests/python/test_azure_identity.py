@@ -6,14 +6,16 @@ import contextlib
 import json
 import os
 import pathlib
+import subprocess
 import tempfile
 import threading
 
 import pytest
 from azure.identity import (CertificateCredential, ClientSecretCredential, DefaultAzureCredential, DeviceCodeCredential,
-                            ManagedIdentityCredential, WorkloadIdentityCredential)
+                            ManagedIdentityCredential, TokenCachePersistenceOptions, WorkloadIdentityCredential)
 
 from browser import drive
+from conftest import _msal_binary
 from test_azure_cli import claims
 from test_confidential_clients import make_certificate, register
 from test_workload_identity import DAEMON_SUBJECT, mint
@@ -24,7 +26,7 @@ VARIABLES = [
     "AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "AZURE_CLIENT_CERTIFICATE_PATH", "AZURE_USERNAME",
     "AZURE_PASSWORD", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_AUTHORITY_HOST", "IDENTITY_ENDPOINT", "IDENTITY_HEADER",
     "IDENTITY_SERVER_THUMBPRINT", "IMDS_ENDPOINT", "MSI_ENDPOINT", "MSI_SECRET", "AZURE_POD_IDENTITY_AUTHORITY_HOST",
-    "REQUESTS_CA_BUNDLE", "AZURE_TOKEN_CREDENTIALS",
+    "REQUESTS_CA_BUNDLE", "AZURE_TOKEN_CREDENTIALS", "HOME", "DBUS_SESSION_BUS_ADDRESS",
 ]
 
 
@@ -34,7 +36,8 @@ def environment(emulator, **values):
     saved = {name: os.environ.get(name) for name in VARIABLES}
     try:
         for name in VARIABLES:
-            os.environ.pop(name, None)
+            if name != "HOME":
+                os.environ.pop(name, None)
         os.environ["REQUESTS_CA_BUNDLE"] = emulator["ca_certificate"]
         os.environ.update(values)
         yield
@@ -134,3 +137,38 @@ def test_device_code(emulator, browser_session):
         token = claims(credential.get_token("https://graph.microsoft.com/User.Read").token)
     assert approved["page"].kind == "page" and "device-done" in approved["page"].html
     assert token["preferred_username"] == emulator["username"]
+
+
+def msal_app_token(emulator, cache, scope):
+    """`msal token --client-secret ... --json` on `cache`, as the demo daemon."""
+    done = subprocess.run(
+        _msal_binary() + ["token", "--json", "--client-secret", "daemon-secret", "--client-id", emulator["daemon_client_id"],
+                          "--authority", emulator["https"] + "/" + emulator["tenant_id"], "--cache", str(cache),
+                          "--scopes", scope, "--ca-file", emulator["ca_certificate"]],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(pathlib.Path(cache).parent)},
+        capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_persistent_cache_shared_with_msal(emulator):
+    """azure-identity's persistent cache (unencrypted: no Secret Service here) is read by `msal` silently, and a token
+    `msal` adds to it is azure-identity's next answer."""
+    home = tempfile.mkdtemp(prefix="msal-identity-home-")
+    options = TokenCachePersistenceOptions(allow_unencrypted_storage=True)
+
+    def credential():
+        return ClientSecretCredential(emulator["tenant_id"], emulator["daemon_client_id"], "daemon-secret",
+                                      cache_persistence_options=options, **entra(emulator))
+
+    with environment(emulator, HOME=home):
+        token = credential().get_token(GRAPH_DEFAULT).token
+    cache = pathlib.Path(home, ".IdentityService", "msal.cache.nocae")
+    assert cache.is_file(), sorted(p.name for p in pathlib.Path(home).rglob("*"))
+    read = msal_app_token(emulator, cache, GRAPH_DEFAULT)
+    assert read["token_source"] == "cache" and read["access_token"] == token
+
+    added = msal_app_token(emulator, cache, "api://msal-emulator-api/.default")
+    assert added["token_source"] == "identity_provider"
+    with environment(emulator, HOME=home):
+        assert credential().get_token("api://msal-emulator-api/.default").token == added["access_token"]
