@@ -9,7 +9,7 @@
 #      (scripts/with-secret-service.sh), with MSAL for Python's msal-extensions sharing the Secret Service item.
 # The Swift suites run with a throw-away PostgreSQL cluster (scripts/postgres-test-cluster.sh, Debian's postgresql)
 # for the PostgreSQL token cache's tests.
-# It installs what it needs itself: the Python peer (msal, pytest) into .venv, and on Debian Chromium and
+# It installs what it needs itself: the Python peers (msal, azure-cli, azure-identity, pytest) into .venv, and on Debian Chromium and
 # chromedriver (apt-get, with sudo when not root) for the real-browser sign-in test, tmux for the terminal
 # sign-in test, and gnome-keyring, dbus,
 # libsecret, secret-tool, keyutils and PyGObject for the Secret Service and kernel keyring tests.
