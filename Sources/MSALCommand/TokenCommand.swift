@@ -82,15 +82,19 @@ struct TokenCommand: AsyncParsableCommand {
                     "tenant_id": result.tenantProfile.tenantId ?? "",
                     "metadata": ResultMetadataJSON.object(result.metadata),
                 ]
-                if let expiresOn = result.expiresOn {
-                    object["expires_on"] = ExternalNumber.clampedInteger(expiresOn.timeIntervalSince1970)
-                    object["expires_in"] = max(0, ExternalNumber.clampedInteger(expiresOn.timeIntervalSinceNow))
-                }
+                Self.addExpiry(result.expiresOn, to: &object)
                 CLI.out(CLI.jsonLine(object))
             } else {
                 CLI.out(result.accessToken)
             }
         }
+    }
+
+    /// `expires_on` (epoch seconds) and `expires_in` of a token, when its expiry is known.
+    private static func addExpiry(_ expiresOn: Date?, to object: inout [String: Any]) {
+        guard let expiresOn else { return }
+        object["expires_on"] = ExternalNumber.clampedInteger(expiresOn.timeIntervalSince1970)
+        object["expires_in"] = max(0, ExternalNumber.clampedInteger(expiresOn.timeIntervalSinceNow))
     }
 
     /// `--chain`: the credential chain's token, and which step gave it.
@@ -102,10 +106,7 @@ struct TokenCommand: AsyncParsableCommand {
             var object: [String: Any] = [
                 "access_token": token.accessToken, "token_type": "Bearer", "scopes": scopes, "step": token.step.rawValue,
             ]
-            if let expiresOn = token.expiresOn {
-                object["expires_on"] = ExternalNumber.clampedInteger(expiresOn.timeIntervalSince1970)
-                object["expires_in"] = max(0, ExternalNumber.clampedInteger(expiresOn.timeIntervalSinceNow))
-            }
+            Self.addExpiry(token.expiresOn, to: &object)
             CLI.out(CLI.jsonLine(object))
         } else {
             CLI.out(token.accessToken)

@@ -51,6 +51,9 @@ struct ServeCommand: AsyncParsableCommand {
         if port != 0 { configuration.httpsPort = port }
         if httpPort != 0 { configuration.httpPort = httpPort }
         if let autoApprove { configuration.autoApproveUsername = autoApprove }
+        // SIGINT and SIGTERM are caught from before the summary is printed: a supervisor that stops the emulator as soon
+        // as it reads that line still gets a clean stop (listeners closed, temporary files removed).
+        let termination = Self.TerminationSignals()
         let emulator = try await IdentityEmulator.start(configuration, caDirectory: caDirectory.map { URL(fileURLWithPath: $0) })
         let text: String
         if json {
@@ -71,22 +74,33 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // Unbuffered, so that a parent process reading the first line sees it at once.
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
-        await Self.waitForTermination()
+        await termination.wait()
         await emulator.stop()
     }
 
-    /// Suspends until SIGINT or SIGTERM arrives.
-    static func waitForTermination() async {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let (stream, continuation) = AsyncStream<Void>.makeStream()
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield() }
-            source.resume()
-            return source
+    /// SIGINT and SIGTERM, caught from when this is made (their default action, ending the process, is turned off).
+    /// Unchecked: its stored properties never change, and dispatch sources are safe to share.
+    final class TerminationSignals: @unchecked Sendable {
+        private let stream: AsyncStream<Void>
+        private let sources: [any DispatchSourceSignal]
+
+        init() {
+            signal(SIGINT, SIG_IGN)
+            signal(SIGTERM, SIG_IGN)
+            let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            self.stream = stream
+            sources = [SIGINT, SIGTERM].map { number in
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { continuation.yield() }
+                source.resume()
+                return source
+            }
         }
-        for await _ in stream { break }
-        for source in sources { source.cancel() }
+
+        /// Suspends until one of the signals has arrived (at once if one already did).
+        func wait() async {
+            for await _ in stream { break }
+            for source in sources { source.cancel() }
+        }
     }
 }

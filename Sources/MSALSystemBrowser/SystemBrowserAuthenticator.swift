@@ -209,7 +209,15 @@ struct LoopbackRedirectTarget: Sendable {
 }
 
 /// A prepared browser sign-in: the listener is bound and its redirect URI known.
-private final class SystemBrowserSession: MSALWebAuthenticationSession, Sendable {
+/// A prepared sign-in whose loopback listener can be asked whether it still listens (for tests of when it closes;
+/// a probe of its port could reach another listener that took the port since).
+package protocol LoopbackBackedSession: Sendable {
+    var isListening: Bool { get }
+}
+
+private final class SystemBrowserSession: MSALWebAuthenticationSession, LoopbackBackedSession, Sendable {
+    var isListening: Bool { listener.isListening }
+
     let authenticator: MSALSystemBrowserWebAuthenticator
     let listener: LoopbackRedirectListener
     let redirectUri: String
