@@ -25,6 +25,12 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r Tests/python/requirements.txt
 export MSAL_PYTHON="$PWD/.venv/bin/python"
+# The Azure CLI and azure-identity, for the Python tests only: installed while Swift builds (no Python runs then),
+# with the peers' versions kept.
+azure_log="$(mktemp)"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r Tests/python/requirements-azure.txt \
+    -c Tests/python/requirements.txt >"$azure_log" 2>&1 &
+azure_install=$!
 export MSAL_INTEROP_REQUIRED=1
 
 # Chromium and chromedriver for the end-to-end sign-in test (Debian packages). Once installed, the test must run.
@@ -70,6 +76,12 @@ fi
 python3 scripts/module-graph.py
 
 swift build --build-tests
+if ! wait "$azure_install"; then
+    cat "$azure_log" >&2
+    echo "error: the Azure CLI and azure-identity could not be installed" >&2
+    exit 1
+fi
+rm -f "$azure_log"
 # The PostgreSQL token cache's tests run against a throw-away cluster (installed and started by the script).
 export MSAL_POSTGRES_REQUIRED=1
 scripts/postgres-test-cluster.sh swift test --skip-build "$@"
