@@ -1,4 +1,5 @@
 """Starts the `msal-emulator` binary once per test session and hands its start-up JSON to tests."""
+import contextlib
 import json
 import os
 import pathlib
@@ -85,3 +86,23 @@ def browser_session(emulator):
     session.verify = emulator["ca_certificate"]
     session.trust_env = False
     return session
+
+
+@contextlib.contextmanager
+def scoped_environment(names, keep=(), **values):
+    """Clears the variables `names` in os.environ (except those in `keep`), sets `values`, and restores every one of
+    `names` afterwards. `values` must be among `names`, so that nothing outlives the block."""
+    assert set(values) <= set(names), set(values) - set(names)
+    saved = {name: os.environ.get(name) for name in names}
+    try:
+        for name in names:
+            if name not in keep:
+                os.environ.pop(name, None)
+        os.environ.update(values)
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

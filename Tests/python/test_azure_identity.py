@@ -2,7 +2,6 @@
 per credential type (client secret, certificate with and without its chain, workload identity, App Service and IMDS
 managed identity (Azure Arc: test_azure_identity_arc.py), device code) and DefaultAzureCredential in an AKS-style environment (workload identity), each
 token checked and the second call answered from the credential's cache (device code: one call, see its test)."""
-import contextlib
 import json
 import os
 import pathlib
@@ -15,7 +14,7 @@ from azure.identity import (CertificateCredential, ClientSecretCredential, Defau
                             ManagedIdentityCredential, TokenCachePersistenceOptions, WorkloadIdentityCredential)
 
 from browser import drive
-from conftest import _msal_binary
+from conftest import _msal_binary, scoped_environment
 from test_azure_cli import claims
 from test_confidential_clients import make_certificate, register
 from test_workload_identity import DAEMON_SUBJECT, mint
@@ -30,23 +29,10 @@ VARIABLES = [
 ]
 
 
-@contextlib.contextmanager
 def environment(emulator, **values):
-    """Exactly these variables (plus the emulator's CA for requests) in os.environ; the others cleared, all restored."""
-    saved = {name: os.environ.get(name) for name in VARIABLES}
-    try:
-        for name in VARIABLES:
-            if name != "HOME":
-                os.environ.pop(name, None)
-        os.environ["REQUESTS_CA_BUNDLE"] = emulator["ca_certificate"]
-        os.environ.update(values)
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    """Exactly these variables (plus the emulator's CA for requests) in os.environ; the others cleared (HOME kept), all
+    restored."""
+    return scoped_environment(VARIABLES, keep=("HOME",), REQUESTS_CA_BUNDLE=emulator["ca_certificate"], **values)
 
 
 def entra(emulator, **kwargs):

@@ -2,13 +2,14 @@
 managed identity endpoints (plain HTTP, as in Azure): system-assigned and user-assigned identities, the second call
 from MSAL's cache, Graph with the token, and the endpoints' refusals."""
 import base64
-import contextlib
 import json
 import os
 
 import msal
 import pytest
 import requests
+
+from conftest import scoped_environment
 
 GRAPH = "https://graph.microsoft.com"
 # Every variable MSAL for Python reads to find its managed identity source.
@@ -18,21 +19,9 @@ SOURCE_VARIABLES = [
 ]
 
 
-@contextlib.contextmanager
 def environment(**values):
     """Sets exactly these source variables in os.environ (clearing the others), and restores them afterwards."""
-    saved = {name: os.environ.get(name) for name in SOURCE_VARIABLES}
-    try:
-        for name in SOURCE_VARIABLES:
-            os.environ.pop(name, None)
-        os.environ.update(values)
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    return scoped_environment(SOURCE_VARIABLES, **values)
 
 
 def app_service(emulator, header=None):

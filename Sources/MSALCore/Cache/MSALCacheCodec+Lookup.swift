@@ -30,9 +30,8 @@ extension MSALCacheCodec {
         let deadline = Int64((now.timeIntervalSince1970 + minimumLifetime).rounded(.up))
         var best: AccessTokenEntry?
         for home in Set(homes) {
-            for entry in document.accessTokens.entries(home: home)
-            where entry.clientKey == client && entry.realmKey == realmKey && entry.isBearer
-                && entry.expiresOnValue.seconds > deadline && wanted.isSubset(of: entry.scopes) {
+            for entry in document.accessTokens.bucket(home: home, client: client, realm: realmKey)
+            where entry.isBearer && entry.expiresOnValue.seconds > deadline && wanted.isSubset(of: entry.scopes) {
                 if best.map({ entry.expiresOnValue.seconds > $0.expiresOnValue.seconds }) ?? true { best = entry }
             }
         }
