@@ -7,6 +7,18 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// `MSAL_APPLE_SURFACE=ios` (or `1`) / `=macos`: build the package against a transcribed stand-in of the Apple SDK
+// surface it uses (AppleSurface/, built by scripts/apple-surface.sh), so that every Apple-only file compiles on Linux
+// in Swift 6 mode and its logic runs in MSALAppleTests against the stand-in's in-memory behaviour. Only MSAL's own
+// targets and MSALAppleTests are kept then. Never set when building an app.
+let appleSurface: String? = {
+    switch Context.environment["MSAL_APPLE_SURFACE"] {
+    case "1", "ios": return "ios"
+    case "macos": return "macos"
+    default: return nil
+    }
+}()
+
 let package = Package(
     name: "msal-swift",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -443,3 +455,25 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+if let appleSurface {
+    let surface = "\(Context.packageDirectory)/.build/apple-surface/\(appleSurface)"
+    let compile: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-I", surface, "-warnings-as-errors"])]
+    let keep: Set<String> = [
+        "MSALSupport", "MSALCore", "MSAL", "MSALCertificates", "MSALFileStorage", "MSALSecureStorage", "CMSALKeyctl",
+        "MSALSystemBrowser", "MSALHTTPTransport", "MSALURLSession", "MSALLoopback", "MSALTesting", "MSALTestSupport",
+    ]
+    package.targets.removeAll { !keep.contains($0.name) }
+    package.products = [.library(name: "MSAL", targets: ["MSAL"])]
+    for target in package.targets where target.name == "MSAL" {
+        target.swiftSettings = compile
+        target.linkerSettings = [.unsafeFlags(["-L", surface, "-lMSALAppleSurface"])]
+    }
+    package.targets.append(.testTarget(
+        name: "MSALAppleTests",
+        dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALTesting"],
+        path: "Tests/MSALAppleTests",
+        // Swift Testing declares overlays for UIKit and AppKit that exist only in Apple's SDKs.
+        swiftSettings: compile + [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]
+    ))
+}

@@ -6,7 +6,8 @@
 #   3. the emulator fidelity suite: MSAL for Python's real flows against `msal-emulator` over HTTPS;
 #   4. every fuzz target (scripts/fuzz.sh, docs/fuzzing.md) for a short time;
 #   5. the encrypted token cache's tests again inside a private D-Bus session with gnome-keyring
-#      (scripts/with-secret-service.sh), with MSAL for Python's msal-extensions sharing the Secret Service item.
+#      (scripts/with-secret-service.sh), with MSAL for Python's msal-extensions sharing the Secret Service item;
+#   6. the Apple-only code compiled and tested against the transcribed Apple SDK surface (scripts/apple-surface.sh).
 # The Swift suites run with a throw-away PostgreSQL cluster (scripts/postgres-test-cluster.sh, Debian's postgresql)
 # for the PostgreSQL token cache's tests.
 # It installs what it needs itself: the Python peers (msal, azure-cli, azure-identity, pytest) into .venv, and on Debian Chromium and
@@ -113,6 +114,12 @@ swift package generate-documentation --target MSAL --warnings-as-errors >/dev/nu
 
 MSAL_EMULATOR_BIN="$(swift build --show-bin-path)/msal-emulator" \
     .venv/bin/python -m pytest -q Tests/python -W ignore::UserWarning
+
+# The Apple-only code (keychain cache, authentication session, presentation), which no Linux build otherwise
+# compiles: built in Swift 6 mode against the transcribed Apple SDK surface for iOS and for macOS
+# (AppleSurface/README.md), its tests run, and the seeds' iOS view controller type-checked against the package. After
+# the other Swift steps: it rebuilds the MSAL module against the surface.
+scripts/apple-surface.sh
 
 # Every libFuzzer target of Fuzz/ for a bounded time (MSAL_FUZZ_SECONDS per target), after the other tests.
 scripts/fuzz.sh "${MSAL_FUZZ_SECONDS:-10}"

@@ -10,7 +10,9 @@ extension MSALPublicClientApplication {
     /// `MSALInternalError/internalErrorFailedAuthorityValidation` for a B2C authority that is not in
     /// `MSALPublicClientApplicationConfig/knownAuthorities`.
     public convenience init(configuration: MSALPublicClientApplicationConfig) throws {
-        try self.init(configuration: configuration, platform: .platformDefault(logger: configuration.logger))
+        try self.init(configuration: configuration,
+                      platform: .platformDefault(logger: configuration.logger,
+                                                 keychainSharingGroup: configuration.cacheConfig.keychainSharingGroup))
     }
 
     /// Creates an application for `clientId` with the default authority (`https://login.microsoftonline.com/common`).
@@ -27,19 +29,25 @@ extension MSALPlatformServices {
     ///   platforms the system authentication session where AuthenticationServices exists;
     /// - storage: on Linux an `MSALSecureTokenCacheStorage` (the cache encrypted at rest: Secret Service, else an
     ///   encrypted file keyed from the kernel keyring or a key file; plaintext only when allowed), chosen when the
-    ///   application is created; on Apple platforms `MSALFileTokenCacheStorage` at its default path.
+    ///   application is created; on Apple platforms an `MSALKeychainTokenCacheStorage` (the keychain, in MSAL for
+    ///   iOS/macOS's item layout, in the default keychain sharing group).
     public static var platformDefault: MSALPlatformServices { platformDefault(logger: nil) }
 
     /// This platform's services, with the storage chain (on Linux) logging its choice to `logger` (MSAL's default
-    /// logger when nil).
-    public static func platformDefault(logger: Logger?) -> MSALPlatformServices {
+    /// logger when nil), and the keychain cache (Apple platforms) in `keychainSharingGroup`.
+    public static func platformDefault(
+        logger: Logger?,
+        keychainSharingGroup: String = MSALCacheConfig.defaultKeychainSharingGroup()
+    ) -> MSALPlatformServices {
         MSALPlatformServices(httpClient: DeferredHTTPClient(),
                              webAuthenticator: defaultWebAuthenticator(),
-                             cacheStorage: { defaultCacheStorage(logger: logger) })
+                             cacheStorage: { defaultCacheStorage(logger: logger, keychainSharingGroup: keychainSharingGroup) })
     }
 
-    private static func defaultCacheStorage(logger: Logger?) -> any MSALTokenCacheStorage {
-        #if os(Linux)
+    private static func defaultCacheStorage(logger: Logger?, keychainSharingGroup: String) -> any MSALTokenCacheStorage {
+        #if canImport(Security)
+        return MSALKeychainTokenCacheStorage(keychainSharingGroup: keychainSharingGroup)
+        #elseif os(Linux)
         return MSALSecureTokenCacheStorage(configuration: MSALSecureTokenCacheConfig(), logger: logger)
         #else
         return MSALFileTokenCacheStorage(fileURL: MSALFileTokenCacheStorage.defaultFileURL())
@@ -47,10 +55,10 @@ extension MSALPlatformServices {
     }
 
     private static func defaultWebAuthenticator() -> (any MSALWebAuthenticator)? {
-        #if os(Linux)
-        return MSALSystemBrowserWebAuthenticator()
-        #elseif canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
+        #if canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
         return MSALAuthenticationSessionWebAuthenticator()
+        #elseif os(Linux)
+        return MSALSystemBrowserWebAuthenticator()
         #else
         return nil
         #endif

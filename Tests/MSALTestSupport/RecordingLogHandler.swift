@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 
 /// A swift-log handler that keeps every message with its level and metadata, for tests that read what was logged

@@ -14,6 +14,8 @@ struct InteractiveRequest: Sendable {
     var correlationId: UUID
     var authenticator: (any MSALWebAuthenticator)?
     var prefersEphemeralSession: Bool
+    /// The application's web view parameters (the presenting view controller, the user agent asked for).
+    var webviewParameters: MSALWebviewParameters? = nil
 }
 
 extension ClientEngine {
@@ -22,6 +24,9 @@ extension ClientEngine {
         try Scopes.validate(request.scopes, correlationId: correlationId)
         if !request.extraScopesToConsent.isEmpty {
             try Scopes.validate(request.extraScopesToConsent, correlationId: correlationId)
+        }
+        if let unsupported = request.webviewParameters?.unsupportedUserAgent {
+            throw MSALErrorInfo.invalidParameter(unsupported, correlationId: correlationId)
         }
         guard let authenticator = request.authenticator ?? defaultAuthenticator else {
             throw MSALErrorInfo.internal(.internalErrorNoViewController,
@@ -61,7 +66,7 @@ extension ClientEngine {
             instanceAware: settings.multipleCloudsSupported)
         let webRequest = MSALWebAuthenticationRequest(
             redirectUri: settings.redirectUri, state: authorization.state, correlationId: correlationId,
-            prefersEphemeralSession: request.prefersEphemeralSession)
+            prefersEphemeralSession: request.prefersEphemeralSession, webviewParameters: request.webviewParameters)
         log(correlationId).info("Starting interactive sign-in at \(resolved.descriptor.urlString).")
         // AppAuth's order: the user agent prepares (a listener binds and reports its URI), MSAL builds the URL for
         // that URI, then the user agent presents it.

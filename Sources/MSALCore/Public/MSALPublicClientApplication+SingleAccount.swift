@@ -7,9 +7,9 @@ extension MSALPublicClientApplication {
         let queue = Self.completionQueue(parameters, interactive: false)
         do {
             let (current, previous) = try currentAccountNow()
-            queue.async { completionBlock(current, previous, nil) }
+            CompletionBridge.async(on: queue) { completionBlock(current, previous, nil) }
         } catch {
-            queue.async { completionBlock(nil, nil, error) }
+            CompletionBridge.async(on: queue) { completionBlock(nil, nil, error) }
         }
     }
 
@@ -45,12 +45,13 @@ extension MSALPublicClientApplication {
     public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters,
                         completionBlock: @escaping MSALSignoutCompletionBlock) {
         let queue = Self.completionQueue(signoutParameters, interactive: true)
+        let completion = CompletionCarrier(block: completionBlock)
         Task {
             do {
                 let done = try await signout(with: account, signoutParameters: signoutParameters)
-                queue.async { completionBlock(done, nil) }
+                queue.async { completion.block(done, nil) }
             } catch {
-                queue.async { completionBlock(false, error) }
+                queue.async { completion.block(false, error) }
             }
         }
     }
@@ -79,7 +80,10 @@ extension MSALPublicClientApplication {
                                              "Browser sign-out needs a web authenticator; the local sign-out is done.",
                                              correlationId: correlationId)
             }
-            try await authenticator.endSession(url: endSession)
+            let request = MSALWebAuthenticationRequest(
+                redirectUri: engine.settings.redirectUri, state: OAuthRandom.state(), correlationId: correlationId,
+                prefersEphemeralSession: webview.prefersEphemeralWebBrowserSession, webviewParameters: webview)
+            try await authenticator.endSession(url: endSession, request: request)
         }
         return true
     }
@@ -90,7 +94,7 @@ extension MSALPublicClientApplication {
                                      completionBlock: @escaping MSALDeviceInformationCompletionBlock) {
         let queue = Self.completionQueue(parameters, interactive: false)
         let information = Self.localDeviceInformation()
-        queue.async { completionBlock(information, nil) }
+        CompletionBridge.async(on: queue) { completionBlock(information, nil) }
     }
 
     /// Information about the device (the `async` form of ``getDeviceInformation(with:completionBlock:)``).

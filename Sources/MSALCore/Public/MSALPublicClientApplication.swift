@@ -1,17 +1,22 @@
 public import Foundation
 import Dispatch
 
+// The completion blocks are not `@Sendable`, as MSAL for iOS/macOS's blocks are not: a block written in a view
+// controller is isolated to the main actor and may touch the view. MSAL calls it on the parameters'
+// `completionBlockQueue`, else on the main queue on Apple platforms (so a main-actor block runs on the main actor),
+// else on a global queue (Linux, where programs often run no main loop).
+
 /// Completion of a token request: a result, or an error.
-public typealias MSALCompletionBlock = @Sendable (MSALResult?, (any Error)?) -> Void
+public typealias MSALCompletionBlock = (MSALResult?, (any Error)?) -> Void
 /// Completion of ``MSALPublicClientApplication/getCurrentAccount(with:completionBlock:)``: the current account,
 /// the previous one, or an error.
-public typealias MSALCurrentAccountCompletionBlock = @Sendable (MSALAccount?, MSALAccount?, (any Error)?) -> Void
+public typealias MSALCurrentAccountCompletionBlock = (MSALAccount?, MSALAccount?, (any Error)?) -> Void
 /// Completion of sign-out: whether it succeeded, or an error.
-public typealias MSALSignoutCompletionBlock = @Sendable (Bool, (any Error)?) -> Void
+public typealias MSALSignoutCompletionBlock = (Bool, (any Error)?) -> Void
 /// Completion of ``MSALPublicClientApplication/getDeviceInformation(with:completionBlock:)``.
-public typealias MSALDeviceInformationCompletionBlock = @Sendable (MSALDeviceInformation?, (any Error)?) -> Void
+public typealias MSALDeviceInformationCompletionBlock = (MSALDeviceInformation?, (any Error)?) -> Void
 /// Completion of an account enumeration.
-public typealias MSALAccountsCompletionBlock = @Sendable ([MSALAccount]?, (any Error)?) -> Void
+public typealias MSALAccountsCompletionBlock = ([MSALAccount]?, (any Error)?) -> Void
 
 /// The entry point of MSAL: signs users in and gets tokens for a public client application (a desktop, mobile
 /// or command-line app).
@@ -95,7 +100,8 @@ public final class MSALPublicClientApplication: Sendable {
             loginHint: parameters.loginHint, domainHint: parameters.domainHint, claimsRequest: parameters.claimsRequest,
             extraQueryParameters: parameters.extraQueryParameters ?? [:], correlationId: parameters.correlationId ?? CorrelationID.next(),
             authenticator: parameters.webviewParameters.webAuthenticator,
-            prefersEphemeralSession: parameters.webviewParameters.prefersEphemeralWebBrowserSession)
+            prefersEphemeralSession: parameters.webviewParameters.prefersEphemeralWebBrowserSession,
+            webviewParameters: parameters.webviewParameters)
         return try await engine.reporting(.interactive, correlationId: request.correlationId, authority: request.authority) {
             try await ErrorBoundary.run(.interactive, correlationId: request.correlationId) { [engine] in
                 try await engine.sessions.run { [engine] in
@@ -172,9 +178,9 @@ public final class MSALPublicClientApplication: Sendable {
         let queue = Self.completionQueue(parameters, interactive: false)
         do {
             let accounts = try accounts(for: parameters)
-            queue.async { completionBlock(accounts, nil) }
+            CompletionBridge.async(on: queue) { completionBlock(accounts, nil) }
         } catch {
-            queue.async { completionBlock(nil, error) }
+            CompletionBridge.async(on: queue) { completionBlock(nil, error) }
         }
     }
 
@@ -193,11 +199,14 @@ public final class MSALPublicClientApplication: Sendable {
         try ErrorBoundary.runSync(.accounts, correlationId: CorrelationID.next(), body)
     }
 
+    /// The queue a completion block runs on: the parameters' `completionBlockQueue`, else the main queue on Apple
+    /// platforms (a block written in a view controller is isolated to the main actor), else a global queue.
     static func completionQueue(_ parameters: MSALParameters?, interactive: Bool) -> DispatchQueue {
         if let queue = parameters?.completionBlockQueue { return queue }
         #if canImport(Darwin)
-        if interactive { return .main }
-        #endif
+        return .main
+        #else
         return .global()
+        #endif
     }
 }

@@ -7,7 +7,10 @@ public import Logging
 /// `MSALFileTokenCacheStorage.defaultFileURL(environment:)` (under `$XDG_DATA_HOME`, else `~/.local/share`). Set ``storage``
 /// to keep the cache elsewhere, for example ``MSALInMemoryTokenCacheStorage`` for a process-local cache.
 public final class MSALCacheConfig: @unchecked Sendable {
-    /// The keychain sharing group (Apple platforms). Kept for source compatibility; on Linux it has no effect.
+    /// The keychain sharing group of the keychain token cache (Apple platforms), without the team id: apps of one
+    /// team with the same group share sign-in, with each other and with MSAL for iOS/macOS apps. Default
+    /// ``defaultKeychainSharingGroup()``. The app needs it in its Keychain Sharing capability. On Linux it has no
+    /// effect.
     @MSALLocked public var keychainSharingGroup: String = MSALCacheConfig.defaultKeychainSharingGroup()
 
     /// The storage of the unified token cache. `nil` (the default) selects the platform default.
@@ -15,9 +18,10 @@ public final class MSALCacheConfig: @unchecked Sendable {
 
     init() {}
 
-    /// The default keychain group of MSAL for iOS/macOS.
+    /// The default keychain group of MSAL for iOS/macOS: `com.microsoft.adalcache` on iOS (and the other UIKit
+    /// platforms), `com.microsoft.identity.universalstorage` on macOS.
     public class func defaultKeychainSharingGroup() -> String {
-        #if os(iOS)
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
         return "com.microsoft.adalcache"
         #else
         return "com.microsoft.identity.universalstorage"

@@ -38,13 +38,17 @@ public struct MSALWebAuthenticationRequest: Sendable {
     public var correlationId: UUID
     /// Whether the user prefers an ephemeral browser session.
     public var prefersEphemeralSession: Bool
+    /// The parameters the application passed (the presenting view controller, on Apple platforms), if any.
+    public var webviewParameters: MSALWebviewParameters?
 
     /// Creates a request.
-    public init(redirectUri: String, state: String, correlationId: UUID, prefersEphemeralSession: Bool) {
+    public init(redirectUri: String, state: String, correlationId: UUID, prefersEphemeralSession: Bool,
+                webviewParameters: MSALWebviewParameters? = nil) {
         self.redirectUri = redirectUri
         self.state = state
         self.correlationId = correlationId
         self.prefersEphemeralSession = prefersEphemeralSession
+        self.webviewParameters = webviewParameters
     }
 }
 
@@ -65,10 +69,19 @@ public protocol MSALWebAuthenticator: Sendable {
 
     /// Opens the end-session (sign-out) URL in the user agent. The default implementation does nothing.
     func endSession(url: URL) async throws
+
+    /// Opens the end-session (sign-out) URL for `request`: the redirect URI, a fresh `state` and the application's
+    /// web view parameters of the sign-out. A user agent that waits for the end-session endpoint to redirect back
+    /// (the system authentication session) implements this one; the default calls ``endSession(url:)``.
+    func endSession(url: URL, request: MSALWebAuthenticationRequest) async throws
 }
 
 extension MSALWebAuthenticator {
     public func endSession(url: URL) async throws {}
+
+    public func endSession(url: URL, request: MSALWebAuthenticationRequest) async throws {
+        try await endSession(url: url)
+    }
 }
 
 /// One prepared sign-in of a user agent (``MSALWebAuthenticator/prepare(_:)``).

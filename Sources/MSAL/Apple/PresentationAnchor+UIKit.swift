@@ -1,0 +1,19 @@
+// The authentication session's presentation anchor on UIKit: the presenting controller's window, else the key
+// window of the foreground active scene (PresentationAnchorChoice).
+#if canImport(UIKit) && canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
+import AuthenticationServices
+import UIKit
+
+@MainActor
+enum PresentationAnchors {
+    /// The window to present over for a presenting controller (`MSALWebviewParameters.parentViewController`).
+    static func anchor(for presenter: AnyObject?) -> ASPresentationAnchor? {
+        let controller = presenter as? UIViewController
+        let scenes = UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene }.map { scene in
+            PresentationAnchorChoice<UIWindow>.Scene(isForegroundActive: scene.activationState == .foregroundActive,
+                                                     keyWindow: scene.keyWindow, windows: scene.windows)
+        }
+        return PresentationAnchorChoice(controllerWindow: controller?.viewIfLoaded?.window, scenes: scenes).anchor
+    }
+}
+#endif
