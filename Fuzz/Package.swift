@@ -21,6 +21,8 @@ let fuzzTargets: [(name: String, harness: String)] = [
     ("encrypted-cache", "FuzzHarness"),
     ("pasted-redirect", "FuzzHarness"),
     ("www-authenticate", "FuzzHarness"),
+    ("azure-cli", "FuzzHarness"),
+    ("keychain-item", "FuzzHarness"),
     ("loopback", "FuzzLoopback"),
 ]
 

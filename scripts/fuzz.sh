@@ -3,12 +3,12 @@
 #
 #   scripts/fuzz.sh [seconds-per-target] [target ...]      # default: 60 s, every target under Fuzz/Targets
 #
-# Each target runs alone (one core), on a scratch corpus seeded from Fuzz/Corpus/<target> and Fuzz/Regressions/<target>;
+# Each target runs on one core, FUZZ_JOBS targets at a time (default: the number of cores), on a scratch corpus seeded from Fuzz/Corpus/<target> and Fuzz/Regressions/<target>;
 # new corpus units stay in the scratch directory (Fuzz/.build-fuzz/run/corpus/<target>). A crash, a broken invariant,
 # a timeout or running out of memory makes the script exit non-zero after all targets ran, and the input is copied to
 # Fuzz/Regressions/<target>/ so that `swift test` replays it (FuzzRegressionTests) once the bug is fixed.
 #
-# Environment: FUZZ_SKIP_BUILD=1 (use the last build), FUZZ_RSS_LIMIT_MB (default 2048), FUZZ_TIMEOUT (seconds per
+# Environment: FUZZ_JOBS (targets run at once), FUZZ_SKIP_BUILD=1 (use the last build), FUZZ_RSS_LIMIT_MB (default 2048), FUZZ_TIMEOUT (seconds per
 # input, default 20), MSAL_BUILD_LOCK (a file to `flock` around the build, for machines that share a working tree),
 # FUZZ_FLAGS (extra libFuzzer flags).
 set -euo pipefail
@@ -57,33 +57,37 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
 # (and it can hang); libFuzzer and the sanitizer print the stack instead.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 
-failed=()
-total=0
-printf '\n%-24s %12s %10s %8s %8s %8s  %s\n' target executions exec/s cov ft corpus result
-for target in "${targets[@]}"; do
-    executable="$bin/fuzz-$target"
-    [ -x "$executable" ] || { echo "no fuzz target $target ($executable)" >&2; failed+=("$target"); continue; }
+# One target: runs it, then writes its line of the table to $run/<target>.result and, when it failed, keeps its
+# artifacts as regression inputs and writes $run/<target>.failed.
+run_target() {
+    local target="$1" executable="$bin/fuzz-$1" log="$run/$1.log" status=0
+    rm -f "$run/$target.result" "$run/$target.failed" "$run/$target.executions"
+    if [ ! -x "$executable" ]; then
+        echo "no fuzz target $target ($executable)" >&2
+        printf '%-24s %12s\n' "$target" "missing" >"$run/$target.result"
+        touch "$run/$target.failed"
+        return
+    fi
     rm -rf "$run/artifacts/$target"
     mkdir -p "$run/corpus/$target" "$run/artifacts/$target" "Fuzz/Corpus/$target"
-    seeds=("Fuzz/Corpus/$target")
+    local seeds=("Fuzz/Corpus/$target")
     [ -d "Fuzz/Regressions/$target" ] && seeds+=("Fuzz/Regressions/$target")
-    log="$run/$target.log"
-    status=0
     # shellcheck disable=SC2086
     "$executable" "$run/corpus/$target" "${seeds[@]}" -max_total_time="$seconds" -timeout="$timeout" \
         -rss_limit_mb="$rss" -print_final_stats=1 -artifact_prefix="$run/artifacts/$target/" ${FUZZ_FLAGS:-} \
         >"$log" 2>&1 || status=$?
+    local executions rate cov ft corpus result
     executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
     executions=${executions:-0}
     rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
     cov=$(grep -o ' cov: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
     ft=$(grep -o ' ft: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
     corpus=$(grep -o ' corp: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
-    total=$((total + executions))
+    echo "$executions" >"$run/$target.executions"
     result="ok"
     if [ "$status" -ne 0 ]; then
         result="FAILED (exit $status, log $log)"
-        failed+=("$target")
+        touch "$run/$target.failed"
         mkdir -p "Fuzz/Regressions/$target"
         for artifact in "$run/artifacts/$target"/*; do
             [ -f "$artifact" ] || continue
@@ -93,7 +97,24 @@ for target in "${targets[@]}"; do
         grep -E 'ERROR: |Fatal error|fuzz target|SUMMARY' "$log" | head -5 >&2 || true
     fi
     printf '%-24s %12s %10s %8s %8s %8s  %s\n' "$target" "$executions" "${rate:--}" \
-        "${cov:--}" "${ft:--}" "${corpus:--}" "$result"
+        "${cov:--}" "${ft:--}" "${corpus:--}" "$result" >"$run/$target.result"
+}
+
+jobs_limit="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+mkdir -p "$run"
+for target in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_limit" ]; do wait -n || true; done
+    run_target "$target" &
+done
+wait
+
+failed=()
+total=0
+printf '\n%-24s %12s %10s %8s %8s %8s  %s\n' target executions exec/s cov ft corpus result
+for target in "${targets[@]}"; do
+    cat "$run/$target.result" 2>/dev/null || printf '%-24s %12s\n' "$target" "no result"
+    [ -f "$run/$target.result" ] && [ ! -f "$run/$target.failed" ] || failed+=("$target")
+    total=$((total + $(cat "$run/$target.executions" 2>/dev/null || echo 0)))
 done
 printf '%-24s %12s\n' total "$total"
 

@@ -60,6 +60,8 @@ public enum FuzzHarnesses {
         "encrypted-cache": EncryptedCacheFuzzing.header,
         "pasted-redirect": PastedRedirectFuzzing.check,
         "www-authenticate": ChallengeFuzzing.wwwAuthenticate,
+        "azure-cli": OutsideFilesFuzzing.azureCLI,
+        "keychain-item": OutsideFilesFuzzing.keychainItem,
     ]
 
     /// The targets that drive an actor (the emulator core).

@@ -76,13 +76,10 @@ extension MSALCredentialChain {
             throw MSALErrorInfo.invalidParameter(
                 "az account get-access-token failed (exit \(outcome.status)): \(firstLine.prefix(300))")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: outcome.standardOutput) as? [String: Any],
-              let accessToken = object["accessToken"] as? String, !accessToken.isEmpty else {
+        guard let printed = AzureCLIAccessToken.parse(outcome.standardOutput) else {
             throw MSALErrorInfo.invalidParameter("az account get-access-token printed no access token.")
         }
-        let expiresOn = (object["expires_on"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
-            ?? (object["expires_on"] as? String).flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
-        return Token(accessToken: accessToken, expiresOn: expiresOn, step: .azureCLI)
+        return Token(accessToken: printed.accessToken, expiresOn: printed.expiresOn, step: .azureCLI)
     }
 
     /// The first executable file named `name` in the directories of `path`.
@@ -95,39 +92,13 @@ extension MSALCredentialChain {
     }
 }
 
-/// What the Azure CLI's `azureProfile.json` says of the default subscription's sign-in.
-struct AzureCLIProfile {
-    /// The Azure CLI's public client id.
-    static let clientId = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
-
-    enum Kind { case user, servicePrincipal, managedIdentity }
-
-    struct Account {
-        var name: String
-        var kind: Kind
-        var tenantId: String
-    }
-
-    var defaultAccount: Account?
-
-    /// Reads the profile (az writes it with a byte order mark); nil when it is absent or unreadable.
+extension AzureCLIProfile {
+    /// Reads the profile file (at most one byte more than a profile may hold, so a device or a huge file at that
+    /// path costs nothing); nil when it is absent, too large or unreadable.
     static func read(_ file: URL) -> AzureCLIProfile? {
-        guard var data = try? Data(contentsOf: file), data.count < 16 << 20 else { return nil }
-        if data.starts(with: [0xEF, 0xBB, 0xBF]) { data = data.dropFirst(3) }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let subscriptions = object["subscriptions"] as? [[String: Any]] else { return nil }
-        guard let chosen = subscriptions.first(where: { $0["isDefault"] as? Bool == true }),
-              let user = chosen["user"] as? [String: Any], let name = user["name"] as? String,
-              let tenantId = chosen["tenantId"] as? String else { return AzureCLIProfile(defaultAccount: nil) }
-        let kind: Kind
-        switch (user["type"] as? String, user["assignedIdentityInfo"]) {
-        case ("user", _): kind = .user
-        case ("servicePrincipal", .some): kind = .managedIdentity
-        case ("servicePrincipal", .none) where name == "systemAssignedIdentity" || name == "userAssignedIdentity":
-            kind = .managedIdentity
-        case ("servicePrincipal", .none): kind = .servicePrincipal
-        default: return AzureCLIProfile(defaultAccount: nil)
-        }
-        return AzureCLIProfile(defaultAccount: Account(name: name, kind: kind, tenantId: tenantId))
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: maximumSize + 1) else { return nil }
+        return parse(data)
     }
 }
