@@ -83,12 +83,8 @@ public final class SurfaceKeychain: @unchecked Sendable {
         lock.withLock {
             if let failure = takeFailure() { return failure }
             let fields = Self.fields(query)
-            let matched: [Item]
-            switch matching(fields) {
-            case .failure(let error): return error.status
-            case .success(let found): matched = found
-            }
-            guard !matched.isEmpty else { return errSecItemNotFound }
+            let (matched, status) = lookup(fields)
+            guard status == errSecSuccess else { return status }
             let returnData = fields[kSecReturnData as String] as? Bool ?? false
             let returnAttributes = fields[kSecReturnAttributes as String] as? Bool ?? false
             let all = fields[kSecMatchLimit as String] as? String == kSecMatchLimitAll as String
@@ -107,12 +103,8 @@ public final class SurfaceKeychain: @unchecked Sendable {
         lock.withLock {
             if let failure = takeFailure() { return failure }
             let fields = Self.fields(query)
-            let found: [Item]
-            switch matching(fields) {
-            case .failure(let error): return error.status
-            case .success(let matched): found = matched
-            }
-            guard !found.isEmpty else { return errSecItemNotFound }
+            let status = lookup(fields).status
+            guard status == errSecSuccess else { return status }
             var changes = Self.fields(attributesToUpdate)
             let data = changes.removeValue(forKey: kSecValueData as String) as? Data
             let dataProtection = Self.dataProtection(fields)
@@ -129,11 +121,8 @@ public final class SurfaceKeychain: @unchecked Sendable {
         lock.withLock {
             if let failure = takeFailure() { return failure }
             let fields = Self.fields(query)
-            switch matching(fields) {
-            case .failure(let error): return error.status
-            case .success(let found) where found.isEmpty: return errSecItemNotFound
-            case .success: break
-            }
+            let status = lookup(fields).status
+            guard status == errSecSuccess else { return status }
             let dataProtection = Self.dataProtection(fields)
             items.removeAll { $0.inDataProtectionKeychain == dataProtection && Self.matches($0, fields) }
             return errSecSuccess
@@ -146,19 +135,20 @@ public final class SurfaceKeychain: @unchecked Sendable {
         failures.isEmpty ? nil : failures.removeFirst()
     }
 
-    /// The items a query names, in the groups the app may read; `errSecMissingEntitlement` for another group.
-    private func matching(_ fields: [String: Any]) -> Result<[Item], StatusError> {
-        guard !entitled.isEmpty else { return .failure(StatusError(status: errSecMissingEntitlement)) }
+    /// The items a query names, in the groups the app may read, and `errSecSuccess`; or no item and the status
+    /// that refuses the query: `errSecMissingEntitlement` for a group the app may not use, `errSecParam` for another
+    /// class, `errSecItemNotFound` when nothing matches.
+    private func lookup(_ fields: [String: Any]) -> (items: [Item], status: OSStatus) {
+        guard !entitled.isEmpty else { return ([], errSecMissingEntitlement) }
         if let group = fields[kSecAttrAccessGroup as String] as? String, !entitled.contains(group) {
-            return .failure(StatusError(status: errSecMissingEntitlement))
+            return ([], errSecMissingEntitlement)
         }
-        guard fields[kSecClass as String] as? String == kSecClassGenericPassword as String else {
-            return .failure(StatusError(status: errSecParam))
-        }
+        guard fields[kSecClass as String] as? String == kSecClassGenericPassword as String else { return ([], errSecParam) }
         let dataProtection = Self.dataProtection(fields)
-        return .success(items.filter {
+        let found = items.filter {
             $0.inDataProtectionKeychain == dataProtection && entitled.contains($0.accessGroup ?? "") && Self.matches($0, fields)
-        })
+        }
+        return (found, found.isEmpty ? errSecItemNotFound : errSecSuccess)
     }
 
     /// Which keychain a query or item names: on macOS the data-protection one only with
@@ -170,8 +160,6 @@ public final class SurfaceKeychain: @unchecked Sendable {
         return true
         #endif
     }
-
-    private struct StatusError: Error { var status: OSStatus }
 
     private static let matchedAttributes = [kSecAttrAccessGroup, kSecAttrAccount, kSecAttrService, kSecAttrGeneric,
                                             kSecAttrType].map { $0 as String }

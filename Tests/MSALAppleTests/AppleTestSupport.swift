@@ -37,6 +37,17 @@ enum AppleFixture {
         return try MSALPublicClientApplication(configuration: config)
     }
 
+    /// A fresh keychain and session history, a provider whose sign-in page answers every session, and a view
+    /// controller shown in a key window.
+    @MainActor
+    static func interactive() -> (provider: MSALScriptedIdentityProvider, shown: ShownController) {
+        resetKeychain()
+        SurfaceAuthenticationSessions.reset()
+        let provider = MSALScriptedIdentityProvider()
+        answerSessions(with: provider)
+        return (provider, ShownController())
+    }
+
     /// The cache entry items in the keychain (without the team-id marker).
     static var storedEntries: [SurfaceKeychain.Item] {
         SurfaceKeychain.shared.storedItems.filter { $0.account != "SDK.ObjC.teamIDHint" }

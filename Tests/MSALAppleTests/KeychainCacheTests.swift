@@ -87,11 +87,7 @@ extension AppleSurfaceTests {
     @Test("A sign-in writes one item per entry with MSAL for iOS/macOS's attributes, in the shared group")
     @MainActor
     func writesMSALObjCLayout() async throws {
-        AppleFixture.resetKeychain()
-        SurfaceAuthenticationSessions.reset()
-        let provider = MSALScriptedIdentityProvider()
-        AppleFixture.answerSessions(with: provider)
-        let shown = ShownController()
+        let (provider, shown) = AppleFixture.interactive()
         let app = try AppleFixture.app(provider)
         let parameters = MSALInteractiveTokenParameters(
             scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(authPresentationViewController: shown.controller))
@@ -171,11 +167,7 @@ extension AppleSurfaceTests {
     @Test("A keychain that refuses to store a sign-in: the token is returned (and the failure logged), nothing is stored")
     @MainActor
     func failureWhileWriting() async throws {
-        AppleFixture.resetKeychain()
-        SurfaceAuthenticationSessions.reset()
-        let provider = MSALScriptedIdentityProvider()
-        AppleFixture.answerSessions(with: provider)
-        let shown = ShownController()
+        let (provider, shown) = AppleFixture.interactive()
         let app = try AppleFixture.app(provider)
         #expect(try app.allAccounts().isEmpty)
         SurfaceKeychain.shared.failAdds(with: errSecInteractionNotAllowed)

@@ -108,11 +108,7 @@ extension AppleSurfaceTests {
     @Test("An embedded web view is not offered: webviewType .wkWebView and customWebview fail with invalid parameter")
     @MainActor
     func embeddedWebViewRefused() async throws {
-        AppleFixture.resetKeychain()
-        SurfaceAuthenticationSessions.reset()
-        let provider = MSALScriptedIdentityProvider()
-        AppleFixture.answerSessions(with: provider)
-        let shown = ShownController()
+        let (provider, shown) = AppleFixture.interactive()
         let typed = MSALWebviewParameters(authPresentationViewController: shown.controller)
         typed.webviewType = .wkWebView
         let error = await #expect(throws: MSALErrorInfo.self) { try await self.signIn(typed, provider: provider) }
@@ -129,11 +125,7 @@ extension AppleSurfaceTests {
     @Test("Browser sign-out opens the end-session endpoint in the session and waits for its return to the app")
     @MainActor
     func browserSignOut() async throws {
-        AppleFixture.resetKeychain()
-        SurfaceAuthenticationSessions.reset()
-        let provider = MSALScriptedIdentityProvider()
-        AppleFixture.answerSessions(with: provider)
-        let shown = ShownController()
+        let (provider, shown) = AppleFixture.interactive()
         let webview = MSALWebviewParameters(authPresentationViewController: shown.controller)
         let app = try AppleFixture.app(provider)
         let result = try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
