@@ -33,8 +33,9 @@ public enum MSALPromptType: UInt, Sendable {
 public class MSALParameters: @unchecked Sendable {
     private let queueBox = LockedBox<DispatchQueue?>(nil)
 
-    /// The queue completion blocks are called on. When nil, interactive calls complete on the main queue on Apple
-    /// platforms; every other call (and every call elsewhere) completes on a background queue.
+    /// The queue completion blocks are called on. When nil, every call completes on the main queue on Apple
+    /// platforms (a completion block written in a view controller is isolated to the main actor), and on a background
+    /// queue elsewhere (Linux programs often run no main loop).
     public var completionBlockQueue: DispatchQueue? {
         get { queueBox.get() }
         set { queueBox.set(newValue) }

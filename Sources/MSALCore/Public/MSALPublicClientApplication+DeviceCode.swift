@@ -24,7 +24,7 @@ extension MSALPublicClientApplication {
     public func acquireTokenWithDeviceCode(with parameters: MSALDeviceCodeParameters,
                                            deviceCodeHandler: @escaping MSALDeviceCodeHandler,
                                            completionBlock: @escaping MSALCompletionBlock) {
-        let queue = Self.completionQueue(parameters, interactive: false)
+        let queue = Self.completionQueue(parameters)
         CompletionBridge.deliver(on: queue, to: completionBlock) {
             try await self.acquireTokenWithDeviceCode(with: parameters, deviceCodeHandler: deviceCodeHandler)
         }

@@ -4,7 +4,7 @@ extension MSALPublicClientApplication {
     /// The signed-in account of a single-account application, and the one reported before it (within this
     /// process). Fails with ``MSALInternalError/internalErrorAmbiguousAccount`` when several accounts are signed in.
     public func getCurrentAccount(with parameters: MSALParameters?, completionBlock: @escaping MSALCurrentAccountCompletionBlock) {
-        let queue = Self.completionQueue(parameters, interactive: false)
+        let queue = Self.completionQueue(parameters)
         do {
             let (current, previous) = try currentAccountNow()
             CompletionBridge.async(on: queue) { completionBlock(current, previous, nil) }
@@ -44,7 +44,7 @@ extension MSALPublicClientApplication {
     /// endpoint.
     public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters,
                         completionBlock: @escaping MSALSignoutCompletionBlock) {
-        let queue = Self.completionQueue(signoutParameters, interactive: true)
+        let queue = Self.completionQueue(signoutParameters)
         let completion = CompletionCarrier(block: completionBlock)
         Task {
             do {
@@ -92,7 +92,7 @@ extension MSALPublicClientApplication {
     /// the device is always in default (personal) mode.
     public func getDeviceInformation(with parameters: MSALParameters?,
                                      completionBlock: @escaping MSALDeviceInformationCompletionBlock) {
-        let queue = Self.completionQueue(parameters, interactive: false)
+        let queue = Self.completionQueue(parameters)
         let information = Self.localDeviceInformation()
         CompletionBridge.async(on: queue) { completionBlock(information, nil) }
     }

@@ -86,7 +86,7 @@ public final class MSALPublicClientApplication: Sendable {
 
     /// Gets a token interactively: shows the sign-in pages, then redeems the authorization code.
     public func acquireToken(with parameters: MSALInteractiveTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
-        let queue = Self.completionQueue(parameters, interactive: true)
+        let queue = Self.completionQueue(parameters)
         CompletionBridge.deliver(on: queue, to: completionBlock) {
             try await self.acquireToken(with: parameters)
         }
@@ -115,7 +115,7 @@ public final class MSALPublicClientApplication: Sendable {
     /// by redeeming the account's refresh token. Fails with ``MSALError/interactionRequired`` when the user must
     /// sign in again.
     public func acquireTokenSilent(with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
-        let queue = Self.completionQueue(parameters, interactive: false)
+        let queue = Self.completionQueue(parameters)
         CompletionBridge.deliver(on: queue, to: completionBlock) {
             try await self.acquireTokenSilent(with: parameters)
         }
@@ -175,7 +175,7 @@ public final class MSALPublicClientApplication: Sendable {
     /// The accounts matching `parameters` (the cache is this application's only account source here).
     public func accountsFromDevice(for parameters: MSALAccountEnumerationParameters,
                                    completionBlock: @escaping MSALAccountsCompletionBlock) {
-        let queue = Self.completionQueue(parameters, interactive: false)
+        let queue = Self.completionQueue(parameters)
         do {
             let accounts = try accounts(for: parameters)
             CompletionBridge.async(on: queue) { completionBlock(accounts, nil) }
@@ -201,7 +201,7 @@ public final class MSALPublicClientApplication: Sendable {
 
     /// The queue a completion block runs on: the parameters' `completionBlockQueue`, else the main queue on Apple
     /// platforms (a block written in a view controller is isolated to the main actor), else a global queue.
-    static func completionQueue(_ parameters: MSALParameters?, interactive: Bool) -> DispatchQueue {
+    static func completionQueue(_ parameters: MSALParameters?) -> DispatchQueue {
         if let queue = parameters?.completionBlockQueue { return queue }
         #if canImport(Darwin)
         return .main
