@@ -26,15 +26,28 @@ final class SignInViewController: UIViewController {
         }
     }
 
-    /// The completion-block form: the block runs on the main queue (the default for interactive calls) and hops to
-    /// the main actor to touch the view.
+    /// The completion-block form: the block is written here, so it is isolated to the main actor and updates the view
+    /// directly; MSAL calls it on the main queue.
     func signInWithCompletion() {
         guard let applicationContext, let webViewParameters else { return }
         let parameters = MSALInteractiveTokenParameters(scopes: ["user.read"], webviewParameters: webViewParameters)
         parameters.promptType = .selectAccount
         applicationContext.acquireToken(with: parameters) { result, error in
-            let text = result.map { "Signed in as \($0.account.username ?? "")" } ?? "Failed: \(String(describing: error))"
-            Task { @MainActor in self.statusLabel.text = text }
+            if let result {
+                self.currentAccount = result.account
+                self.statusLabel.text = "Signed in as \(result.account.username ?? "")"
+            } else {
+                self.statusLabel.text = "Failed: \(String(describing: error))"
+            }
+        }
+    }
+
+    /// The current account, with MSAL's completion block, as the tutorial reads it.
+    func loadCurrentAccount() {
+        guard let applicationContext else { return }
+        applicationContext.getCurrentAccount(with: nil) { account, _, error in
+            self.currentAccount = account
+            self.statusLabel.text = account?.username ?? error.map { "No account: \($0)" } ?? "Signed out"
         }
     }
 
