@@ -281,6 +281,9 @@ public struct EmulatedApplication: Codable, Sendable, Equatable {
     /// Federated identity credentials (workload identity federation): a client assertion that is a token of one
     /// of these issuers, for one of these subjects and audiences, authenticates the app.
     public var federatedCredentials: [FederatedCredential]
+    /// Whether the app may use native authentication (the `initiate` / `challenge` / `continue` endpoints of
+    /// Microsoft Entra External ID). Default false.
+    public var nativeAuthEnabled: Bool = false
 
     /// Creates an app registration.
     public init(
@@ -302,7 +305,7 @@ public struct EmulatedApplication: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case clientId, displayName, isPublicClient, clientSecret, redirectURIs, preConsentedScopes, familyId
-        case certificates, applicationPermissions, federatedCredentials
+        case certificates, applicationPermissions, federatedCredentials, nativeAuthEnabled
     }
 
     /// Decodes an app registration; only `clientId` is required. A confidential client needs no redirect URI
@@ -321,6 +324,7 @@ public struct EmulatedApplication: Codable, Sendable, Equatable {
         preConsentedScopes = try c.decodeIfPresent([String].self, forKey: .preConsentedScopes) ?? []
         familyId = try c.decodeIfPresent(String.self, forKey: .familyId)
         applicationPermissions = try c.decodeIfPresent([String].self, forKey: .applicationPermissions) ?? []
+        nativeAuthEnabled = try c.decodeIfPresent(Bool.self, forKey: .nativeAuthEnabled) ?? false
     }
 }
 

@@ -54,6 +54,8 @@ extension EmulatorCore {
             return try federatedTokenControl(request)
         case ("POST", ["revoke"]):
             return revokeSessionControl(request)
+        case ("GET", ["native-auth", "codes"]):
+            return sentCodesControl(request)
         case ("GET", ["stats"]):
             return .json(["token_requests": grantCounts, "claims_challenge_answers": claimsChallengeAnswers])
         case ("DELETE", ["stats"]):

@@ -115,6 +115,10 @@ package actor EmulatorCore {
     var listenerPorts: Set<Int> = []
     /// The port of the HTTPS listener, once listening.
     var securePort: Int?
+    /// Native-authentication flows in progress, by their current continuation token.
+    var nativeAuthFlows: [String: NativeAuthFlow] = [:]
+    /// One-time passcodes the emulator sent (`GET /_emulator/native-auth/codes`), oldest first, at most 256.
+    var sentCodes: [SentCode] = []
     /// Token requests received per `grant_type` (`GET /_emulator/stats`), for tests that count requests.
     var grantCounts: [String: Int] = [:]
     /// The clock's offset when each token was issued, by token id (`uti`, `jti`), for tokens issued while the clock

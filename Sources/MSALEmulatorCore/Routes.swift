@@ -16,6 +16,8 @@ package enum Route: Sendable, Equatable {
     case token(TenantReference)
     case deviceCode(TenantReference)
     case logout(TenantReference)
+    /// Native authentication (Microsoft Entra External ID): `initiate`, `challenge`.
+    case nativeAuth(TenantReference, NativeAuthEndpoint)
     /// Form posts from the sign-in, account-picker and consent pages.
     case login
     case deviceLogin
@@ -52,7 +54,7 @@ package enum Route: Sendable, Equatable {
         case .graphMe, .graphUsers, .graphUser, .graphTodoLists: .graph
         case .managedIdentity: .managedIdentity
         case .resourceManagerEndpoints, .resourceManagerTenants, .resourceManagerSubscriptions, .resourceManagerSubscription,
-             .federatedIssuerConfiguration, .federatedIssuerKeys, .control, .home, .notFound: nil
+             .federatedIssuerConfiguration, .federatedIssuerKeys, .nativeAuth, .control, .home, .notFound: nil
         }
     }
 
@@ -108,6 +110,8 @@ package enum Route: Sendable, Equatable {
         case ["oauth2", "v2.0", "token"]: return .token(reference)
         case ["oauth2", "v2.0", "devicecode"]: return .deviceCode(reference)
         case ["oauth2", "v2.0", "logout"]: return .logout(reference)
+        case ["oauth2", "v2.0", "initiate"]: return .nativeAuth(reference, .signInInitiate)
+        case ["oauth2", "v2.0", "challenge"]: return .nativeAuth(reference, .signInChallenge)
         default: return .notFound
         }
     }
@@ -136,6 +140,8 @@ extension EmulatorCore {
                 return deviceLogin(request)
             case .logout(let reference):
                 return logout(reference, request)
+            case .nativeAuth(let reference, let endpoint):
+                return request.method == "POST" ? nativeAuth(endpoint, reference, request) : .methodNotAllowed("POST")
             case .graphMe:
                 return request.method == "GET" ? graph(userPath: nil, request) : .methodNotAllowed("GET")
             case .graphUsers:

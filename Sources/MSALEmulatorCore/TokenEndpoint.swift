@@ -18,6 +18,9 @@ extension EmulatorCore {
             case "authorization_code": grant = try authorizationCodeGrant(app, context, request)
             case "refresh_token": grant = try refreshTokenGrant(app, context, request)
             case EmulatorCore.deviceCodeGrant: grant = try deviceCodeGrant(app, context, request)
+            case "password" where request.form["continuation_token"] != nil:
+                grant = try nativeAuthPasswordGrant(app, context, request)
+            case "oob": grant = try nativeAuthCodeGrant(app, context, request)
             case "password": grant = try passwordGrant(app, context, request)
             case EmulatorCore.jwtBearerGrant: grant = try onBehalfOfGrant(client, context, request)
             case "client_credentials":

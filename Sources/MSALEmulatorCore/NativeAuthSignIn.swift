@@ -1,0 +1,217 @@
+import MSALSupport
+import Foundation
+
+/// The native-authentication endpoints the emulator serves.
+package enum NativeAuthEndpoint: String, Sendable, Equatable {
+    /// `POST /{tenant}/oauth2/v2.0/initiate`.
+    case signInInitiate
+    /// `POST /{tenant}/oauth2/v2.0/challenge`.
+    case signInChallenge
+}
+
+/// A native-authentication flow in progress, named by its current continuation token. A token is replaced by the
+/// next step's answer; a rejected code or password leaves it usable until it expires.
+struct NativeAuthFlow: Sendable {
+    enum Stage: Sendable, Equatable {
+        /// `initiate` answered; the next call is `challenge`.
+        case started
+        /// A one-time passcode was sent; the next call redeems it (`grant_type=oob`) or asks for another.
+        case codeSent(String)
+        /// The user signs in with a password (`grant_type=password`).
+        case passwordRequired
+    }
+
+    var clientId: String
+    var userId: String
+    var tenantId: String
+    var stage: Stage
+    var expiresAt: Date
+}
+
+/// A one-time passcode the emulator "mailed" to a user, readable through `GET /_emulator/native-auth/codes`.
+struct SentCode: Sendable {
+    var username: String
+    var code: String
+    var sentAt: Date
+}
+
+extension EmulatorCore {
+    /// How long a continuation token lives.
+    static let continuationTokenLifetime: TimeInterval = 600
+    /// How many digits a one-time passcode has.
+    static let oneTimePasscodeLength = 8
+
+    /// `initiate` and `challenge` of the sign-in flow: JSON answers shaped as Entra External ID's, errors as Entra's.
+    func nativeAuth(_ endpoint: NativeAuthEndpoint, _ reference: TenantReference, _ request: EmulatorRequest) -> EmulatorResponse {
+        do {
+            let context = try resolveContext(tenantSegment: reference.segment, policyName: nil, tfp: false)
+            let app = try nativeAuthApplication(request)
+            let challengeTypes = try nativeAuthChallengeTypes(request)
+            let headers = [("client-request-id", request.correlationId)]
+            switch endpoint {
+            case .signInInitiate:
+                guard let username = request.form["username"], !username.isEmpty else { throw EntraError.missing("username") }
+                guard let user = user(named: username), let tenant = tokenTenant(for: user, in: context) else {
+                    throw EntraError(error: "user_not_found", code: 50034, message: "The user account does not exist in the directory.")
+                }
+                let token = startFlow(NativeAuthFlow(clientId: app.clientId, userId: user.objectId, tenantId: tenant.id,
+                                                     stage: .started, expiresAt: now + Self.continuationTokenLifetime))
+                return .json(["continuation_token": token], headers: headers)
+            case .signInChallenge:
+                let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+                guard let user = user(id: flow.userId) else {
+                    throw EntraError(error: "user_not_found", code: 50034, message: "The user account does not exist in the directory.")
+                }
+                nativeAuthFlows.removeValue(forKey: token)
+                var next = flow
+                next.expiresAt = now + Self.continuationTokenLifetime
+                // A user with a password signs in with it; a user without one with an emailed code. An app that
+                // cannot do what the user needs gets `redirect` (the browser).
+                if !user.password.isEmpty {
+                    guard challengeTypes.contains("password") else {
+                        return .json(["challenge_type": "redirect", "redirect_reason": "The user signs in with a password."],
+                                     headers: headers)
+                    }
+                    next.stage = .passwordRequired
+                    return .json(["challenge_type": "password", "continuation_token": startFlow(next)], headers: headers)
+                }
+                guard challengeTypes.contains("oob") else {
+                    return .json(["challenge_type": "redirect", "redirect_reason": "The user's sign-in method needs the browser."],
+                                 headers: headers)
+                }
+                let code = Self.oneTimePasscode()
+                sentCodes.append(SentCode(username: user.username, code: code, sentAt: now))
+                if sentCodes.count > 256 { sentCodes.removeFirst(sentCodes.count - 256) }
+                next.stage = .codeSent(code)
+                return .json([
+                    "challenge_type": "oob", "binding_method": "prompt", "challenge_channel": "email",
+                    "challenge_target_label": Self.masked(user.mail ?? user.username),
+                    "code_length": Self.oneTimePasscodeLength, "interval": 300, "continuation_token": startFlow(next),
+                ], headers: headers)
+            }
+        } catch let error as EntraError {
+            return error.response(request, clock: clock)
+        } catch {
+            return EntraError(error: "server_error", code: 90014, message: "The request could not be processed.").response(request, clock: clock)
+        }
+    }
+
+    /// `grant_type=password` with a continuation token: the password step of a native sign-in.
+    func nativeAuthPasswordGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
+        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+        guard flow.stage == .passwordRequired, let user = user(id: flow.userId) else {
+            throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid for this step.")
+        }
+        if let username = request.form["username"], username.lowercased() != user.username.lowercased() {
+            throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token was issued for another user.")
+        }
+        guard let password = request.form["password"], !password.isEmpty else { throw EntraError.missing("password") }
+        guard password == user.password else {
+            throw EntraError(error: "invalid_grant", code: 50126, message: "Error validating credentials due to invalid username or password.")
+        }
+        return try nativeAuthGrant(app, context, request, token: token, flow: flow, user: user)
+    }
+
+    /// `grant_type=oob`: the one-time passcode step of a native sign-in.
+    func nativeAuthCodeGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
+        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+        guard case .codeSent(let code) = flow.stage, let user = user(id: flow.userId) else {
+            throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid for this step.")
+        }
+        guard let submitted = request.form["oob"], !submitted.isEmpty else { throw EntraError.missing("oob") }
+        guard ConstantTime.equals(submitted, code) else {
+            throw EntraError(error: "invalid_grant", code: 50181, message: "Unable to validate the one-time passcode.",
+                             suberror: "invalid_oob_value")
+        }
+        return try nativeAuthGrant(app, context, request, token: token, flow: flow, user: user)
+    }
+
+    /// The grant a completed native sign-in redeems: the flow ends (its token cannot be used again), the scopes it
+    /// asks for are consented by the user flow.
+    private func nativeAuthGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest,
+                                 token: String, flow: NativeAuthFlow, user: EmulatedUser) throws(EntraError) -> Grant {
+        guard let scopes = try parseScopes(request, app: app, required: true) else { throw EntraError.missing("scope") }
+        guard let tenant = config.tenants.first(where: { $0.id == flow.tenantId }) else {
+            throw EntraError(error: "user_not_found", code: 50034, message: "The user account does not exist in the directory.")
+        }
+        nativeAuthFlows.removeValue(forKey: token)
+        recordConsent(scopes.full.filter { !$0.hasSuffix("/.default") }, userId: user.objectId, clientId: app.clientId)
+        let wantsClientInfo = ["1", "true"].contains(request.form["client_info"]?.lowercased() ?? "")
+        return Grant(app: app, user: user, tenant: tenant, policy: nil, scopes: scopes,
+                     granted: effectiveScopes(scopes, userId: user.objectId, app: app), nonce: nil, authTime: now,
+                     wantsClientInfo: wantsClientInfo, baseURL: request.baseURL)
+    }
+
+    // MARK: Checks shared by the steps
+
+    /// The calling app: registered, a public client, with native authentication enabled.
+    private func nativeAuthApplication(_ request: EmulatorRequest) throws(EntraError) -> EmulatedApplication {
+        guard let clientId = request.form["client_id"], !clientId.isEmpty else { throw EntraError.missing("client_id") }
+        guard let app = application(clientId) else { throw EntraError.unknownClient(clientId) }
+        guard app.nativeAuthEnabled, app.isPublicClient else {
+            throw EntraError(error: "invalid_client", code: 500222, message: "Native authentication is not enabled for the application.",
+                             suberror: "nativeauthapi_disabled")
+        }
+        return app
+    }
+
+    /// The challenge types the app declares, which must include `redirect`.
+    private func nativeAuthChallengeTypes(_ request: EmulatorRequest) throws(EntraError) -> Set<String> {
+        guard let text = request.form["challenge_type"] else {
+            return request.form["continuation_token"] != nil ? ["redirect"] : []
+        }
+        let types = Set(text.split(separator: " ").map { $0.lowercased() })
+        guard types.contains("redirect") else {
+            throw EntraError(error: "invalid_request", code: 901007, message: "The challenge_type list must include redirect.")
+        }
+        return types
+    }
+
+    /// The flow a request's continuation token names, for `clientId`; `expired_token` once it lapsed.
+    private func nativeAuthFlow(_ request: EmulatorRequest, clientId: String) throws(EntraError) -> (String, NativeAuthFlow) {
+        guard let token = request.form["continuation_token"], !token.isEmpty else { throw EntraError.missing("continuation_token") }
+        guard let flow = nativeAuthFlows[token], flow.clientId == clientId else {
+            throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid.")
+        }
+        guard flow.expiresAt > now else {
+            nativeAuthFlows.removeValue(forKey: token)
+            throw EntraError(error: "expired_token", code: 552003, message: "The continuation token has expired.")
+        }
+        return (token, flow)
+    }
+
+    /// Stores `flow` under a fresh continuation token and returns the token. Expired flows are dropped.
+    private func startFlow(_ flow: NativeAuthFlow) -> String {
+        let current = now
+        nativeAuthFlows = nativeAuthFlows.filter { $0.value.expiresAt > current }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = generator.next() }
+        let token = Base64URL.encode(Data(bytes))
+        nativeAuthFlows[token] = flow
+        return token
+    }
+
+    private static func oneTimePasscode() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<oneTimePasscodeLength).map { _ in Character(String(generator.next(upperBound: UInt8(10)))) })
+    }
+
+    /// An address as the service shows it: the first two characters of each part kept, the rest starred.
+    static func masked(_ address: String) -> String {
+        let parts = address.split(separator: "@", maxSplits: 1).map(String.init)
+        func mask(_ text: String) -> String { String(text.prefix(2)) + "***" }
+        guard parts.count == 2 else { return mask(address) }
+        let domain = parts[1].split(separator: ".", maxSplits: 1).map(String.init)
+        return mask(parts[0]) + "@" + mask(domain.first ?? "") + (domain.count > 1 ? "." + domain[1] : "")
+    }
+
+    /// `GET /_emulator/native-auth/codes[?username=]`: the one-time passcodes sent, oldest first.
+    func sentCodesControl(_ request: EmulatorRequest) -> EmulatorResponse {
+        let username = request.parameter("username")?.lowercased()
+        let codes = sentCodes.filter { username == nil || $0.username.lowercased() == username }.map { sent -> [String: Any] in
+            ["username": sent.username, "code": sent.code, "sent_at": Int(sent.sentAt.timeIntervalSince1970)]
+        }
+        return .json(["codes": codes])
+    }
+}
