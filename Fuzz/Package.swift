@@ -23,6 +23,7 @@ let fuzzTargets: [(name: String, harness: String)] = [
     ("www-authenticate", "FuzzHarness"),
     ("azure-cli", "FuzzHarness"),
     ("keychain-item", "FuzzHarness"),
+    ("native-auth", "FuzzHarness"),
     ("loopback", "FuzzLoopback"),
 ]
 

@@ -62,6 +62,7 @@ public enum FuzzHarnesses {
         "www-authenticate": ChallengeFuzzing.wwwAuthenticate,
         "azure-cli": OutsideFilesFuzzing.azureCLI,
         "keychain-item": OutsideFilesFuzzing.keychainItem,
+        "native-auth": NativeAuthFuzzing.answer,
     ]
 
     /// The targets that drive an actor (the emulator core).
