@@ -8,7 +8,8 @@
 # a timeout or running out of memory makes the script exit non-zero after all targets ran, and the input is copied to
 # Fuzz/Regressions/<target>/ so that `swift test` replays it (FuzzRegressionTests) once the bug is fixed.
 #
-# Environment: FUZZ_JOBS (targets run at once), FUZZ_SKIP_BUILD=1 (use the last build), FUZZ_RSS_LIMIT_MB (default 2048), FUZZ_TIMEOUT (seconds per
+# Environment: FUZZ_JOBS (targets run at once), FUZZ_BUILD_ONLY=1 (build, run nothing), FUZZ_SKIP_BUILD=1 (use the
+# last build), FUZZ_RSS_LIMIT_MB (default 2048), FUZZ_TIMEOUT (seconds per
 # input, default 20), MSAL_BUILD_LOCK (a file to `flock` around the build, for machines that share a working tree),
 # FUZZ_FLAGS (extra libFuzzer flags).
 set -euo pipefail
@@ -49,6 +50,7 @@ if [ "${FUZZ_SKIP_BUILD:-0}" != "1" ]; then
     fi 2>&1 | { grep -v "ld.gold: warning: Cannot export local symbol" || true; }
     echo "fuzz build: $(( $(date +%s) - start )) s"
 fi
+[ "${FUZZ_BUILD_ONLY:-0}" = "1" ] && exit 0
 bin="$("${build[@]}" --show-bin-path)"
 
 # Swift's runtime keeps caches that LeakSanitizer reports at exit; leaks are not what these targets look for.

@@ -87,6 +87,13 @@ rm -f "$azure_log"
 export MSAL_POSTGRES_REQUIRED=1
 scripts/postgres-test-cluster.sh swift test --skip-build "$@"
 
+# The fuzz targets' sanitizer build (scripts/fuzz.sh), in the background at the lowest priority while the steps below
+# run: they wait on processes, sockets and a keyring much of the time, and keep the CPU whenever they want it.
+# Fuzzing itself waits for the build, at the end.
+fuzz_log="$(mktemp)"
+FUZZ_BUILD_ONLY=1 nice -n 19 scripts/fuzz.sh >"$fuzz_log" 2>&1 &
+fuzz_build=$!
+
 # The install step (README): msal, msal-emulator, the man page and the completions into a temporary prefix; the
 # installed tool runs, its man page documents the commands, and bash completion offers the subcommands.
 install_prefix="$(mktemp -d)"
@@ -121,5 +128,13 @@ MSAL_EMULATOR_BIN="$(swift build --show-bin-path)/msal-emulator" \
 # the other Swift steps: it rebuilds the MSAL module against the surface.
 scripts/apple-surface.sh
 
-# Every libFuzzer target of Fuzz/ for a bounded time (MSAL_FUZZ_SECONDS per target), after the other tests.
-scripts/fuzz.sh "${MSAL_FUZZ_SECONDS:-10}"
+# Every libFuzzer target of Fuzz/ for a bounded time (MSAL_FUZZ_SECONDS per target), after the other tests, once
+# their build (started above) is done.
+if ! wait "$fuzz_build"; then
+    cat "$fuzz_log" >&2
+    echo "error: the fuzz targets could not be built" >&2
+    exit 1
+fi
+grep "fuzz build:" "$fuzz_log" || true
+rm -f "$fuzz_log"
+FUZZ_SKIP_BUILD=1 scripts/fuzz.sh "${MSAL_FUZZ_SECONDS:-10}"
