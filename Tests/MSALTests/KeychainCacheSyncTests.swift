@@ -45,6 +45,15 @@ struct KeychainCacheSyncTests {
         #expect(KeychainCacheSync.digest(items) != KeychainCacheSync.digest(Array(items.dropLast())))
     }
 
+    @Test("Items sharing a keychain key: the digest still ignores order, and the last item of a key is the one kept")
+    func duplicateKeys() {
+        let first = Self.item("a", "same", secret: "1")
+        let second = Self.item("a", "same", secret: "2")
+        let other = Self.item("b", "other")
+        #expect(KeychainCacheSync.digest([first, second, other]) == KeychainCacheSync.digest([other, second, first]))
+        #expect(KeychainCacheSync.deduplicated([first, other, second]) == [second, other])
+    }
+
     @Test("A family refresh token's two items round-trip through the document to one entry and back to both items")
     func familyRefreshTokenRoundTrip() throws {
         let entry: [String: JSONValue] = [

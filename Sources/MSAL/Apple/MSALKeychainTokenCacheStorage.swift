@@ -71,7 +71,7 @@ public final class MSALKeychainTokenCacheStorage: MSALTokenCacheStorage, @unchec
     /// Stores `data`'s entries as items: adds and updates what changed, deletes the entries this app removed.
     public func write(_ data: Data) throws -> MSALTokenCacheStorageVersion {
         try withExclusiveAccess {
-            let desired = KeychainItemLayout.items(fromDocument: data)
+            let desired = KeychainCacheSync.deduplicated(KeychainItemLayout.items(fromDocument: data))
             let stored = try storedEntries()
             let base = state.withLock { $0.base }
             let changes = KeychainCacheSync.changes(stored: stored, base: base, desired: desired)

@@ -57,13 +57,24 @@ package enum KeychainCacheSync {
         return changes
     }
 
-    /// A version of a set of items that does not depend on the order the keychain returns them in.
+    /// A version of a set of items that does not depend on the order the keychain returns them in (a sum of the
+    /// items' hashes, so equal multisets of items have equal versions).
     package static func digest(_ items: [KeychainCacheItem]) -> Int {
-        var hasher = Hasher()
-        for item in items.sorted(by: { ($0.account, $0.service) < ($1.account, $1.service) }) {
-            hasher.combine(item)
+        var total: UInt64 = UInt64(items.count)
+        for item in items { total &+= UInt64(bitPattern: Int64(item.hashValue)) &* 0x9E37_79B9_7F4A_7C15 }
+        return Int(bitPattern: UInt(total))
+    }
+
+    /// `items` with one item per keychain key (the last one of a key wins, as the keychain keeps the last write),
+    /// in the order the keys first appear.
+    package static func deduplicated(_ items: [KeychainCacheItem]) -> [KeychainCacheItem] {
+        var latest: [KeychainItemKey: KeychainCacheItem] = [:]
+        var order: [KeychainItemKey] = []
+        for item in items {
+            let key = KeychainItemKey(item)
+            if latest.updateValue(item, forKey: key) == nil { order.append(key) }
         }
-        return hasher.finalize()
+        return order.compactMap { latest[$0] }
     }
 }
 
