@@ -133,10 +133,14 @@ def test_the_tool_never_sees_a_save_half_done(tmp_path):
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # The rewrites have begun when the file has grown past its first size (bounded wait on that condition).
+        # (The size seen is kept: a later stat may catch a rewrite between its truncation and its write.)
         deadline = time.monotonic() + 60
-        while cache_file.stat().st_size < 1_000_000 and rewriter.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert cache_file.stat().st_size >= 1_000_000, "the rewriter never grew the cache"
+        grown = False
+        while not grown and rewriter.poll() is None and time.monotonic() < deadline:
+            grown = cache_file.stat().st_size >= 1_000_000
+            if not grown:
+                time.sleep(0.05)
+        assert grown, "the rewriter never grew the cache"
         seen = []
         for _ in range(30):
             out = run_msal(arguments, tmp_path)
