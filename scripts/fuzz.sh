@@ -37,9 +37,11 @@ timeout="${FUZZ_TIMEOUT:-20}"
 # Swift code without coverage (the last -sanitize wins). `--sanitize=fuzzer` links libFuzzer; the targets define
 # LLVMFuzzerTestOneInput and no main, hence -parse-as-library.
 # -O (after the debug configuration's -Onone, so it wins) makes the targets several times faster; the debug
-# configuration keeps -enable-testing, which the harnesses' `@testable import` needs.
+# configuration keeps -enable-testing, which the harnesses' `@testable import` needs. -gline-tables-only keeps the
+# file and line of every frame a crash report prints and drops the rest of the debug information (about 8 MB less
+# disk per target).
 build=(swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzzer
-       -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O)
+       -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O -Xswiftc -gline-tables-only)
 if [ "${FUZZ_SKIP_BUILD:-0}" != "1" ]; then
     start=$(date +%s)
     # (gold warns once per sanitizer symbol it cannot export: noise.)
