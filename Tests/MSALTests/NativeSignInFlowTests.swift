@@ -33,14 +33,25 @@ struct NativeSignInFlowTests {
         #expect(form["grant_type"] == "password" && form["continuation_token"] == "ct2" && form["password"] == "secret")
         #expect(form["scope"] == "User.Read openid profile offline_access")
         #expect(form["client_info"] == "true" && form["challenge_type"] == "oob password redirect")
+        // A wrong password given up front ends the sign-in (MSAL for iOS/macOS: invalid credentials, no state).
         let wrong = NativeAuthServerError(error: "invalid_grant", errorCodes: [50126])
-        #expect(flow.redeemFailed(wrong) == .failed(.invalidPassword, canRetry: true))
-        #expect(flow.stage == .awaitingPassword(continuationToken: "ct2"))
-        #expect(flow.submitPassword("") == .failed(.invalidPassword, canRetry: true))
-        guard case .redeemPassword(let again) = flow.submitPassword("right") else { Issue.record("expected a retry"); return }
-        #expect(again.continuationToken == "ct2")
-        flow.redeemed()
+        #expect(flow.redeemFailed(wrong) == .failed(.invalidCredentials, canRetry: false))
         #expect(flow.stage == .finished)
+
+        // A wrong password submitted on the password state keeps the state and its token.
+        var asked = NativeSignInFlow(clientId: Self.clientId, username: "a@b.c", password: nil, scopes: [],
+                                     challengeTypes: [.password])
+        _ = asked.start()
+        _ = asked.received(Self.answer(#"{"continuation_token":"ct1"}"#))
+        #expect(asked.received(Self.answer(#"{"challenge_type":"password","continuation_token":"ct2"}"#)) == .passwordRequired)
+        guard case .redeemPassword = asked.submitPassword("wrong") else { Issue.record("expected the password grant"); return }
+        #expect(asked.redeemFailed(wrong) == .failed(.invalidPassword, canRetry: true))
+        #expect(asked.stage == .awaitingPassword(continuationToken: "ct2"))
+        #expect(asked.submitPassword("") == .failed(.invalidPassword, canRetry: true))
+        guard case .redeemPassword(let again) = asked.submitPassword("right") else { Issue.record("expected a retry"); return }
+        #expect(again.continuationToken == "ct2")
+        asked.redeemed()
+        #expect(asked.stage == .finished)
     }
 
     @Test("Code flow: the code is asked for, a wrong code keeps the state, an empty one fails locally")

@@ -57,9 +57,11 @@ struct AuthorityRules: Sendable {
         return realms
     }
 
-    /// Whether the tenant is named by a domain, whose id (the cache realm) only the authority's metadata tells.
+    /// Whether the tenant is named by a domain, whose id (the cache realm) only the authority's metadata tells: an
+    /// AAD tenant, or a CIAM one (`https://contoso.ciamlogin.com/contoso.onmicrosoft.com`, whose tokens are stored
+    /// under the tenant id).
     var tenantNeedsResolutionForRealm: Bool {
-        descriptor.kind == .aad && descriptor.tenantKind == .specific && descriptor.tenant.utf8.contains(UInt8(ascii: "."))
+        (descriptor.kind == .aad || descriptor.kind == .ciam) && descriptor.tenantKind == .specific && descriptor.tenant.utf8.contains(UInt8(ascii: "."))
     }
 
     /// Whether a request's own authority may be used with an application of `application`'s authority (the same

@@ -30,6 +30,8 @@ package struct NativeSignInFlow: Sendable, Equatable {
         case challenged
         case awaitingCode(continuationToken: String)
         case awaitingPassword(continuationToken: String)
+        /// A new code was asked for; the token before it stays usable if that fails.
+        case resending(continuationToken: String)
         case redeeming(continuationToken: String, password: Bool)
         case finished
     }
@@ -41,6 +43,9 @@ package struct NativeSignInFlow: Sendable, Equatable {
     package var challengeTypes: NativeAuthChallengeTypes
     package var claims: String?
     package private(set) var stage: Stage = .start
+    /// Whether the password being redeemed came with the start of the sign-in (a wrong one then ends the sign-in
+    /// with `invalidCredentials`, as MSAL for iOS/macOS reports it) rather than from the password state.
+    private var passwordFromStart = false
 
     package init(clientId: String, username: String, password: String?, scopes: [String],
                  challengeTypes: NativeAuthChallengeTypes, claims: String? = nil) {
@@ -81,7 +86,17 @@ package struct NativeSignInFlow: Sendable, Equatable {
                 stage = .awaitingPassword(continuationToken: token)
                 return .passwordRequired
             }
+            passwordFromStart = true
             return submitPassword(password, token: token)
+        case (.resending, .codeSent(let token, let sentTo, let channel, let codeLength)):
+            stage = .awaitingCode(continuationToken: token)
+            return .codeRequired(sentTo: sentTo, channel: channel, codeLength: codeLength)
+        case (.resending(let previous), .error(let error)):
+            stage = .awaitingCode(continuationToken: previous)
+            return .failed(.general(error.description ?? error.error), canRetry: true)
+        case (.resending(let previous), .malformed(let why)):
+            stage = .awaitingCode(continuationToken: previous)
+            return .failed(.general(why), canRetry: true)
         case (_, .browserRequired(let reason)):
             stage = .finished
             return .failed(.browserRequired(reason), canRetry: false)
@@ -108,12 +123,22 @@ package struct NativeSignInFlow: Sendable, Equatable {
                                                scopes: scopes, claims: claims))
     }
 
+    /// Another code (`SignInCodeRequiredState.resendCode`): `challenge` again with the current token.
+    package mutating func resendCode() -> Step {
+        guard case .awaitingCode(let token) = stage else {
+            return .failed(.general("No code is awaited."), canRetry: false)
+        }
+        stage = .resending(continuationToken: token)
+        return .challenge(continuationToken: token, challengeTypes: challengeTypes.parameter)
+    }
+
     /// The password the user typed (`SignInPasswordRequiredState.submitPassword`).
     package mutating func submitPassword(_ password: String) -> Step {
         guard case .awaitingPassword(let token) = stage else {
             return .failed(.general("No password is awaited."), canRetry: false)
         }
         guard !password.isEmpty else { return .failed(.invalidPassword, canRetry: true) }
+        passwordFromStart = false
         return submitPassword(password, token: token)
     }
 
@@ -135,6 +160,9 @@ package struct NativeSignInFlow: Sendable, Equatable {
         case .invalidCode:
             stage = .awaitingCode(continuationToken: token)
             return .failed(kind, canRetry: true)
+        case .invalidPassword where passwordFromStart:
+            stage = .finished
+            return .failed(.invalidCredentials, canRetry: false)
         case .invalidPassword:
             stage = .awaitingPassword(continuationToken: token)
             return .failed(kind, canRetry: true)
@@ -142,6 +170,16 @@ package struct NativeSignInFlow: Sendable, Equatable {
             stage = .finished
             return .failed(kind, canRetry: false)
         }
+    }
+
+    /// No answer came for the redeemed grant (transport, a malformed answer): the state before it is kept, so the
+    /// same code or password may be submitted again.
+    package mutating func redeemInterrupted(_ why: String) -> Step {
+        guard case .redeeming(let token, let password) = stage else {
+            return .failed(.general(why), canRetry: false)
+        }
+        stage = password ? .awaitingPassword(continuationToken: token) : .awaitingCode(continuationToken: token)
+        return .failed(.general(why), canRetry: true)
     }
 
     /// The grant was redeemed: the sign-in is complete.

@@ -32,7 +32,11 @@ public typealias MSALAccountsCompletionBlock = ([MSALAccount]?, (any Error)?) ->
 ///
 /// Every completion-block method has an `async throws` form. The application object is safe to use from any
 /// task or thread; create one per client id and keep it.
-public final class MSALPublicClientApplication: Sendable {
+///
+/// Not final, as in MSAL for iOS/macOS: ``MSALNativeAuthPublicClientApplication`` is one (it adds native
+/// authentication and keeps every method here for the browser fallback and silent tokens). Its stored state is
+/// immutable or locked, hence `@unchecked Sendable`.
+public class MSALPublicClientApplication: @unchecked Sendable {
     let engine: ClientEngine
     private let configurationCopy: MSALPublicClientApplicationConfig
 

@@ -45,7 +45,7 @@ public final class MSALCacheConfig: @unchecked Sendable {
 /// ```
 ///
 /// The application copies the configuration when it is created; later changes have no effect on it.
-public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
+public class MSALPublicClientApplicationConfig: @unchecked Sendable {
     /// The application (client) id of the app registration.
     @MSALLocked public var clientId: String
     /// The redirect URI. `nil` selects the platform default: `http://localhost` (a loopback redirect on any port)
@@ -108,19 +108,26 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
     /// A snapshot of the settings, taken when an application is created.
     func snapshot() -> MSALPublicClientApplicationConfig {
         let copy = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: redirectUri, authority: authority)
-        copy.knownAuthorities = knownAuthorities
-        copy.extendedLifetimeEnabled = extendedLifetimeEnabled
-        copy.clientApplicationCapabilities = clientApplicationCapabilities
-        copy.tokenExpirationBuffer = tokenExpirationBuffer
-        copy.multipleCloudsSupported = multipleCloudsSupported
-        copy.bypassRedirectURIValidation = bypassRedirectURIValidation
-        copy.extraQueryParameters = extraQueryParameters
-        copy.httpClient = httpClient
-        copy.clock = clock
-        copy.logger = logger
-        copy.loggerConfig = loggerConfig
-        copy.cacheConfig.keychainSharingGroup = cacheConfig.keychainSharingGroup
-        copy.cacheConfig.storage = cacheConfig.storage
+        copy.copySettings(from: self)
         return copy
+    }
+
+    /// Takes every setting of `other` but the client id and authority.
+    package func copySettings(from other: MSALPublicClientApplicationConfig) {
+        let copy = self
+        copy.redirectUri = other.redirectUri
+        copy.knownAuthorities = other.knownAuthorities
+        copy.extendedLifetimeEnabled = other.extendedLifetimeEnabled
+        copy.clientApplicationCapabilities = other.clientApplicationCapabilities
+        copy.tokenExpirationBuffer = other.tokenExpirationBuffer
+        copy.multipleCloudsSupported = other.multipleCloudsSupported
+        copy.bypassRedirectURIValidation = other.bypassRedirectURIValidation
+        copy.extraQueryParameters = other.extraQueryParameters
+        copy.httpClient = other.httpClient
+        copy.clock = other.clock
+        copy.logger = other.logger
+        copy.loggerConfig = other.loggerConfig
+        copy.cacheConfig.keychainSharingGroup = other.cacheConfig.keychainSharingGroup
+        copy.cacheConfig.storage = other.cacheConfig.storage
     }
 }
