@@ -4,8 +4,8 @@ import Foundation
 /// Native authentication's answers (Microsoft Entra External ID's JSON API), as a server, or anything posing as one,
 /// sends them.
 enum NativeAuthFuzzing {
-    /// The input as the body of an `initiate` / `challenge` / `token` answer, with HTTP 200 and 400, fed to the sign-in
-    /// state machine at each step: no trap; a code sent has a length in 1...64 and a non-empty token; every token the
+    /// The input as the body of a native-authentication answer, with HTTP 200 and 400, fed to the sign-in, sign-up
+    /// and password-reset state machines at each step: no trap; a code sent has a length in 1...64 and a non-empty token; every token the
     /// machine sends on is non-empty; a failure is retryable only for a wrong code or password, and then the machine
     /// awaits that input again.
     static func answer(_ data: Data) throws {
@@ -18,9 +18,15 @@ enum NativeAuthFuzzing {
                 try fuzzCheck(!token.isEmpty && (1...64).contains(length), "a code sent without a token or a sane length")
             case .error(let error):
                 try fuzzCheck(!error.error.isEmpty && error.errorCodes.count <= 16, "an error without a name or with too many codes")
+            case .passwordSubmitted(let token, let interval):
+                try fuzzCheck(!token.isEmpty && (0...300).contains(interval), "a submitted password without a token or a sane interval")
+            case .resetStatus(let status, let token):
+                try fuzzCheck(!status.isEmpty && token?.isEmpty != true, "a reset status that is empty or has an empty token")
             case .browserRequired, .malformed:
                 break
             }
+            try signUp(answer)
+            try resetPassword(answer)
             for stage in 0..<3 {
                 var flow = NativeSignInFlow(clientId: FuzzFixtures.clientId, username: "user@contoso.com",
                                             password: stage == 2 ? "secret" : nil, scopes: ["User.Read"],
@@ -42,6 +48,78 @@ enum NativeAuthFuzzing {
                     }
                 }
             }
+        }
+    }
+
+    /// The answer at each step of a sign-up: the machine never sends an empty token, and a retryable failure leaves
+    /// it awaiting the app's input.
+    private static func signUp(_ answer: NativeAuthAnswer) throws {
+        for stage in 0..<5 {
+            var flow = NativeSignUpFlow(username: "user@contoso.com", password: nil, attributes: nil,
+                                        challengeTypes: [.oneTimePasscode, .password])
+            _ = flow.start()
+            if stage >= 1 { _ = flow.received(.continuation(token: "t1")) }
+            if stage >= 2 {
+                _ = flow.received(.codeSent(token: "t2", sentTo: "", channel: "email", codeLength: 8))
+                _ = flow.submitCode("1")
+            }
+            if stage >= 3 {
+                _ = flow.received(.error(NativeAuthServerError(error: "credential_required", continuationToken: "t3")))
+                _ = flow.received(.passwordRequired(token: "t4"))
+                _ = flow.submitPassword("p")
+            }
+            if stage >= 4 {
+                _ = flow.received(.error(NativeAuthServerError(error: "attributes_required", continuationToken: "t5")))
+                _ = flow.submitAttributes("{}")
+            }
+            let step = flow.received(answer)
+            try checkFlowStep(step)
+            if case .failed(_, _, true) = step {
+                switch flow.stage {
+                case .awaitingCode, .awaitingPassword, .awaitingAttributes: break
+                default: try fuzzCheck(false, "a retryable sign-up failure that awaits nothing")
+                }
+            }
+        }
+    }
+
+    /// The answer at each step of a password reset, with the same checks.
+    private static func resetPassword(_ answer: NativeAuthAnswer) throws {
+        for stage in 0..<4 {
+            var flow = NativeResetPasswordFlow(username: "user@contoso.com", challengeTypes: [.oneTimePasscode])
+            _ = flow.start()
+            if stage >= 1 { _ = flow.received(.continuation(token: "t1")) }
+            if stage >= 2 {
+                _ = flow.received(.codeSent(token: "t2", sentTo: "", channel: "email", codeLength: 8))
+                _ = flow.submitCode("1")
+            }
+            if stage >= 3 {
+                _ = flow.received(.continuation(token: "t3"))
+                _ = flow.submitPassword("p")
+            }
+            let step = flow.received(answer)
+            try checkFlowStep(step)
+            if case .failed(_, _, true) = step {
+                switch flow.stage {
+                case .awaitingCode, .awaitingPassword: break
+                default: try fuzzCheck(false, "a retryable reset failure that awaits nothing")
+                }
+            }
+        }
+    }
+
+    private static func checkFlowStep(_ step: NativeFlowStep) throws {
+        switch step {
+        case .post(_, let fields), .wait(_, _, let fields):
+            for field in fields where field.name == "continuation_token" {
+                try fuzzCheck(!field.value.isEmpty, "a request with an empty continuation token")
+            }
+        case .completed(let token): try fuzzCheck(!token.isEmpty, "a completed flow with an empty token")
+        case .codeRequired(_, _, let length): try fuzzCheck((1...64).contains(length), "a code length out of range")
+        case .attributesRequired(let attributes):
+            try fuzzCheck(attributes.count <= 64 && attributes.allSatisfy { !$0.name.isEmpty }, "unbounded or unnamed attributes")
+        case .attributesInvalid(let names, _): try fuzzCheck(names.count <= 64, "unbounded invalid attributes")
+        case .passwordRequired, .failed: break
         }
     }
 

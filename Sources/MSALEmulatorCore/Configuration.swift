@@ -40,6 +40,9 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     /// Where the Azure Arc endpoint writes its challenge key files (created with mode 0700 when missing).
     /// `nil`: a new temporary directory made at start (``IdentityEmulator/arcTokenDirectory``).
     public var arcTokenDirectory: String?
+    /// How the External ID tenants' native authentication behaves (sign-up attributes, password policy, password
+    /// reset polling).
+    public var nativeAuth: NativeAuthSettings = NativeAuthSettings()
 
     /// What clients should use when they have no other configuration.
     public struct Defaults: Codable, Sendable, Equatable {
@@ -85,7 +88,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case tenants, users, applications, apis, lifetimes, faults, autoApproveUsername, httpsPort, httpPort, defaults
-        case rejectsReplayedClientAssertions, managedIdentities, identityHeader, arcTokenDirectory
+        case rejectsReplayedClientAssertions, managedIdentities, identityHeader, arcTokenDirectory, nativeAuth
     }
 
     /// Decodes a configuration; absent fields keep the values of ``EmulatorConfiguration/default``.
@@ -106,6 +109,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         managedIdentities = try c.decodeIfPresent([EmulatedManagedIdentity].self, forKey: .managedIdentities) ?? base.managedIdentities
         identityHeader = try c.decodeIfPresent(String.self, forKey: .identityHeader)
         arcTokenDirectory = try c.decodeIfPresent(String.self, forKey: .arcTokenDirectory)
+        nativeAuth = try c.decodeIfPresent(NativeAuthSettings.self, forKey: .nativeAuth) ?? NativeAuthSettings()
     }
 
     /// Loads a JSON configuration file.
@@ -169,6 +173,8 @@ public struct EmulatedTenant: Codable, Sendable, Equatable {
         case consumers
         /// An Azure AD B2C tenant with user-flow policies.
         case b2c
+        /// A Microsoft Entra External ID tenant (customers): the one kind that serves native authentication.
+        case external
     }
     /// Tenant GUID.
     public var id: String

@@ -48,6 +48,8 @@ extension EmulatorConfiguration {
     /// Azure CLI's public client (``azureCLIClientId``, a family client). The daemon also trusts the emulator's federated issuer for the subject
     /// ``daemonFederatedSubject`` (workload identity), and two managed identities are served
     /// (``defaultManagedIdentities``: ``systemAssignedIdentityClientId`` and ``userAssignedIdentityClientId``).
+    /// The External ID tenant ``externalTenantDomain`` serves native authentication to ``nativeAuthClientId``
+    /// (``externalIDUsers``).
     public static var `default`: EmulatorConfiguration {
         let graphUserRead = "\(graphResource)/User.Read"
         let middleTierAPI = "api://\(middleTierClientId)"
@@ -64,6 +66,7 @@ extension EmulatorConfiguration {
                         B2CPolicy(name: "B2C_1_passwordreset", kind: .passwordReset),
                     ]
                 ),
+                externalIDTenant,
             ],
             users: [
                 EmulatedUser(
@@ -86,7 +89,7 @@ extension EmulatorConfiguration {
                     objectId: "7a6b5c4d-3e2f-4a1b-8c9d-e0f1a2b3c4d5", homeTenantId: b2cTenantId,
                     displayName: "Carol Smith", givenName: "Carol", surname: "Smith"
                 ),
-            ],
+            ] + externalIDUsers,
             applications: [
                 EmulatedApplication(
                     clientId: demoClientId, displayName: "MSAL Emulator Demo",
@@ -127,6 +130,7 @@ extension EmulatorConfiguration {
                     redirectURIs: ["http://localhost", "http://127.0.0.1", "https://login.microsoftonline.com/common/oauth2/nativeclient"],
                     preConsentedScopes: ["\(resourceManagerResource)/user_impersonation", graphUserRead], familyId: "1"
                 ),
+                nativeAuthApplication,
             ],
             apis: [
                 EmulatedAPI(

@@ -9,6 +9,12 @@ struct EntraError: Error, Sendable {
     var suberror: String?
     /// `AADSTS` for Entra, `AADB2C` for B2C.
     var prefix: String = "AADSTS"
+    /// Native authentication: the token to go on with (`credential_required`, `attributes_required`, ...).
+    var continuationToken: String?
+    /// Native authentication: the attributes sign-up still needs (`attributes_required`).
+    var requiredAttributes: [NativeAuthSettings.Attribute]?
+    /// Native authentication: the attributes that failed validation (`attribute_validation_failed`).
+    var invalidAttributes: [String]?
 
     var codeText: String { "\(prefix)\(code)" }
 
@@ -35,6 +41,15 @@ struct EntraError: Error, Sendable {
             "error_uri": "\(request.baseURL)/error?code=\(code)",
         ]
         if let suberror { body["suberror"] = suberror }
+        if let continuationToken { body["continuation_token"] = continuationToken }
+        if let requiredAttributes {
+            body["required_attributes"] = requiredAttributes.map { attribute -> [String: Any] in
+                var entry: [String: Any] = ["name": attribute.name, "type": attribute.type, "required": attribute.required]
+                if let regex = attribute.regex { entry["options"] = ["regex": regex] }
+                return entry
+            }
+        }
+        if let invalidAttributes { body["invalid_attributes"] = invalidAttributes.map { ["name": $0] } }
         var headers: [(String, String)] = [("client-request-id", correlationId), ("x-ms-request-id", traceId)]
         // RFC 6749 §5.2: the Basic challenge answers a client that authenticated with the Authorization header;
         // clients that post their credentials in the form get the 401 and the JSON alone.

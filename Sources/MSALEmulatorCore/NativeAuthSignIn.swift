@@ -7,6 +7,10 @@ package enum NativeAuthEndpoint: String, Sendable, Equatable {
     case signInInitiate
     /// `POST /{tenant}/oauth2/v2.0/challenge`.
     case signInChallenge
+    /// `POST /{tenant}/signup/v1.0/start`, `/challenge`, `/continue`.
+    case signUpStart, signUpChallenge, signUpContinue
+    /// `POST /{tenant}/resetpassword/v1.0/start`, `/challenge`, `/continue`, `/submit`, `/poll_completion`.
+    case resetStart, resetChallenge, resetContinue, resetSubmit, resetPollCompletion
 }
 
 /// A native-authentication flow in progress, named by its current continuation token. A token is replaced by the
@@ -19,9 +23,23 @@ struct NativeAuthFlow: Sendable {
         case codeSent(String)
         /// The user signs in with a password (`grant_type=password`).
         case passwordRequired
+        /// Sign-up: started, a code sent, a password or attributes asked for (``SignUpDraft``).
+        case signUpStarted(SignUpDraft)
+        case signUpCodeSent(SignUpDraft, code: String)
+        case signUpPasswordRequired(SignUpDraft)
+        case signUpAttributesRequired(SignUpDraft)
+        /// Password reset: started, a code sent, the code verified, the new password submitted (applied after
+        /// `pollsLeft` more `in_progress` answers).
+        case resetStarted
+        case resetCodeSent(String)
+        case resetVerified
+        case resetSubmitted(newPassword: String, pollsLeft: Int)
+        /// Sign-up or password reset is done: the token is redeemed with `grant_type=continuation_token`.
+        case completed
     }
 
     var clientId: String
+    /// The user (empty during a sign-up, until the user exists).
     var userId: String
     var tenantId: String
     var stage: Stage
@@ -46,9 +64,19 @@ extension EmulatorCore {
         do {
             let context = try resolveContext(tenantSegment: reference.segment, policyName: nil, tfp: false)
             let app = try nativeAuthApplication(request)
+            guard let tenant = context.tenant, tenant.kind == .external else {
+                throw EntraError(error: "invalid_client", code: 500222, message: "Native authentication is available in External ID tenants only.",
+                                 suberror: "nativeauthapi_disabled")
+            }
             let challengeTypes = try nativeAuthChallengeTypes(request)
             let headers = [("client-request-id", request.correlationId)]
             switch endpoint {
+            case .signUpStart, .signUpChallenge, .signUpContinue:
+                return .json(try nativeSignUp(endpoint, app: app, tenant: tenant, challengeTypes: challengeTypes, request),
+                             headers: headers)
+            case .resetStart, .resetChallenge, .resetContinue, .resetSubmit, .resetPollCompletion:
+                return .json(try nativePasswordReset(endpoint, app: app, tenant: tenant, challengeTypes: challengeTypes, request),
+                             headers: headers)
             case .signInInitiate:
                 guard let username = request.form["username"], !username.isEmpty else { throw EntraError.missing("username") }
                 guard let user = user(named: username), let tenant = tokenTenant(for: user, in: context) else {
@@ -79,15 +107,9 @@ extension EmulatorCore {
                     return .json(["challenge_type": "redirect", "redirect_reason": "The user's sign-in method needs the browser."],
                                  headers: headers)
                 }
-                let code = Self.oneTimePasscode()
-                sentCodes.append(SentCode(username: user.username, code: code, sentAt: now))
-                if sentCodes.count > 256 { sentCodes.removeFirst(sentCodes.count - 256) }
+                let code = mailCode(to: user.mail ?? user.username)
                 next.stage = .codeSent(code)
-                return .json([
-                    "challenge_type": "oob", "binding_method": "prompt", "challenge_channel": "email",
-                    "challenge_target_label": Self.masked(user.mail ?? user.username),
-                    "code_length": Self.oneTimePasscodeLength, "interval": 300, "continuation_token": startFlow(next),
-                ], headers: headers)
+                return .json(codeSentAnswer(to: user.mail ?? user.username, token: startFlow(next)), headers: headers)
             }
         } catch let error as EntraError {
             return error.response(request, clock: clock)
@@ -128,7 +150,7 @@ extension EmulatorCore {
 
     /// The grant a completed native sign-in redeems: the flow ends (its token cannot be used again), the scopes it
     /// asks for are consented by the user flow.
-    private func nativeAuthGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest,
+    func nativeAuthGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest,
                                  token: String, flow: NativeAuthFlow, user: EmulatedUser) throws(EntraError) -> Grant {
         guard let scopes = try parseScopes(request, app: app, required: true) else { throw EntraError.missing("scope") }
         guard let tenant = config.tenants.first(where: { $0.id == flow.tenantId }) else {
@@ -142,10 +164,25 @@ extension EmulatorCore {
                      wantsClientInfo: wantsClientInfo, baseURL: request.baseURL)
     }
 
-    // MARK: Checks shared by the steps
+    // MARK: Shared by the flows
+
+    /// "Mails" a new one-time passcode to `address` (readable through the control API) and returns it.
+    func mailCode(to address: String) -> String {
+        let code = Self.oneTimePasscode()
+        sentCodes.append(SentCode(username: address, code: code, sentAt: now))
+        if sentCodes.count > 256 { sentCodes.removeFirst(sentCodes.count - 256) }
+        return code
+    }
+
+    /// The `challenge` answer for a code sent to `address`.
+    func codeSentAnswer(to address: String, token: String) -> [String: Any] {
+        ["challenge_type": "oob", "binding_method": "prompt", "challenge_channel": "email",
+         "challenge_target_label": Self.masked(address), "code_length": Self.oneTimePasscodeLength, "interval": 300,
+         "continuation_token": token]
+    }
 
     /// The calling app: registered, a public client, with native authentication enabled.
-    private func nativeAuthApplication(_ request: EmulatorRequest) throws(EntraError) -> EmulatedApplication {
+    func nativeAuthApplication(_ request: EmulatorRequest) throws(EntraError) -> EmulatedApplication {
         guard let clientId = request.form["client_id"], !clientId.isEmpty else { throw EntraError.missing("client_id") }
         guard let app = application(clientId) else { throw EntraError.unknownClient(clientId) }
         guard app.nativeAuthEnabled, app.isPublicClient else {
@@ -156,7 +193,7 @@ extension EmulatorCore {
     }
 
     /// The challenge types the app declares, which must include `redirect`.
-    private func nativeAuthChallengeTypes(_ request: EmulatorRequest) throws(EntraError) -> Set<String> {
+    func nativeAuthChallengeTypes(_ request: EmulatorRequest) throws(EntraError) -> Set<String> {
         guard let text = request.form["challenge_type"] else {
             return request.form["continuation_token"] != nil ? ["redirect"] : []
         }
@@ -168,7 +205,7 @@ extension EmulatorCore {
     }
 
     /// The flow a request's continuation token names, for `clientId`; `expired_token` once it lapsed.
-    private func nativeAuthFlow(_ request: EmulatorRequest, clientId: String) throws(EntraError) -> (String, NativeAuthFlow) {
+    func nativeAuthFlow(_ request: EmulatorRequest, clientId: String) throws(EntraError) -> (String, NativeAuthFlow) {
         guard let token = request.form["continuation_token"], !token.isEmpty else { throw EntraError.missing("continuation_token") }
         guard let flow = nativeAuthFlows[token], flow.clientId == clientId else {
             throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid.")
@@ -181,7 +218,7 @@ extension EmulatorCore {
     }
 
     /// Stores `flow` under a fresh continuation token and returns the token. Expired flows are dropped.
-    private func startFlow(_ flow: NativeAuthFlow) -> String {
+    func startFlow(_ flow: NativeAuthFlow) -> String {
         let current = now
         nativeAuthFlows = nativeAuthFlows.filter { $0.value.expiresAt > current }
         var bytes = [UInt8](repeating: 0, count: 32)

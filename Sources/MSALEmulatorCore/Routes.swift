@@ -112,6 +112,14 @@ package enum Route: Sendable, Equatable {
         case ["oauth2", "v2.0", "logout"]: return .logout(reference)
         case ["oauth2", "v2.0", "initiate"]: return .nativeAuth(reference, .signInInitiate)
         case ["oauth2", "v2.0", "challenge"]: return .nativeAuth(reference, .signInChallenge)
+        case ["signup", "v1.0", "start"]: return .nativeAuth(reference, .signUpStart)
+        case ["signup", "v1.0", "challenge"]: return .nativeAuth(reference, .signUpChallenge)
+        case ["signup", "v1.0", "continue"]: return .nativeAuth(reference, .signUpContinue)
+        case ["resetpassword", "v1.0", "start"]: return .nativeAuth(reference, .resetStart)
+        case ["resetpassword", "v1.0", "challenge"]: return .nativeAuth(reference, .resetChallenge)
+        case ["resetpassword", "v1.0", "continue"]: return .nativeAuth(reference, .resetContinue)
+        case ["resetpassword", "v1.0", "submit"]: return .nativeAuth(reference, .resetSubmit)
+        case ["resetpassword", "v1.0", "poll_completion"]: return .nativeAuth(reference, .resetPollCompletion)
         default: return .notFound
         }
     }

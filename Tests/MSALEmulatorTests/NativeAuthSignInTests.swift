@@ -10,21 +10,13 @@ import MSALTestSupport
 @Suite("Emulator: native authentication sign-in")
 struct NativeAuthSignInTests {
     static let clientId = "5c4b3a29-1807-4f6e-9d5c-4b3a29180706"
-    static let passwordUser = "adele@contoso.onmicrosoft.com"
-    static let codeUser = "olivia@contoso.onmicrosoft.com"
-    static let base = "/contoso.onmicrosoft.com/oauth2/v2.0"
+    static let passwordUser = EmulatorConfiguration.customerWithPassword
+    static let codeUser = EmulatorConfiguration.customerWithCode
+    static let base = "/\(EmulatorConfiguration.externalTenantDomain)/oauth2/v2.0"
     static let scope = "openid profile offline_access User.Read"
 
     static func start() async throws -> IdentityEmulator {
-        var configuration = EmulatorConfiguration.default
-        var app = EmulatedApplication(clientId: clientId, displayName: "Native app", redirectURIs: [],
-                                      preConsentedScopes: ["https://graph.microsoft.com/User.Read"])
-        app.nativeAuthEnabled = true
-        configuration.applications.append(app)
-        configuration.users.append(EmulatedUser(
-            username: codeUser, password: "", objectId: "4f3e2d1c-0b9a-4877-a665-544332211009",
-            homeTenantId: EmulatorConfiguration.demoTenantId, displayName: "Olivia Code"))
-        return try await IdentityEmulator.start(configuration)
+        try await IdentityEmulator.start(EmulatorConfiguration.default)
     }
 
     func initiate(_ client: TestClient, _ username: String, types: String = "oob password redirect",
@@ -83,7 +75,7 @@ struct NativeAuthSignInTests {
         #expect(challenged.json["challenge_type"] as? String == "oob", "\(challenged.text)")
         #expect(challenged.json["code_length"] as? Int == 8)
         #expect(challenged.json["challenge_channel"] as? String == "email")
-        #expect(challenged.json["challenge_target_label"] as? String == "ol***@co***.onmicrosoft.com")
+        #expect(challenged.json["challenge_target_label"] as? String == "ol***@ex***.org")
         let token = try #require(challenged.json["continuation_token"] as? String)
         let mailbox = try await client.get("/_emulator/native-auth/codes?username=\(Self.codeUser)")
         let sent = try #require((mailbox.json["codes"] as? [[String: Any]])?.last)
@@ -101,7 +93,7 @@ struct NativeAuthSignInTests {
         let emulator = try await Self.start()
         defer { Task { await emulator.stop() } }
         let client = TestClient(emulator)
-        let unknown = try await initiate(client, "nobody@contoso.onmicrosoft.com")
+        let unknown = try await initiate(client, "nobody@example.org")
         #expect(unknown.json["error"] as? String == "user_not_found")
         let noRedirect = try await initiate(client, Self.passwordUser, types: "oob password")
         #expect(noRedirect.json["error"] as? String == "invalid_request")

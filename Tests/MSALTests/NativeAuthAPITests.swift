@@ -11,19 +11,14 @@ import Testing
 /// emulator's External ID endpoints: the tokens land in the app's cache, silent tokens and sign-out follow.
 @Suite("Native authentication: the public sign-in API")
 struct NativeAuthAPITests {
-    static let clientId = "5c4b3a29-1807-4f6e-9d5c-4b3a29180706"
-    static let codeUser = "olivia@contoso.onmicrosoft.com"
-    static let passwordUser = "adele@contoso.onmicrosoft.com"
+    static let clientId = EmulatorConfiguration.nativeAuthClientId
+    static let codeUser = EmulatorConfiguration.customerWithCode
+    static let passwordUser = EmulatorConfiguration.customerWithPassword
+    static let tenant = EmulatorConfiguration.externalTenantDomain
 
-    static func startEmulator() async throws -> IdentityEmulator {
+    static func startEmulator(_ change: (inout EmulatorConfiguration) -> Void = { _ in }) async throws -> IdentityEmulator {
         var configuration = EmulatorConfiguration.default
-        var app = EmulatedApplication(clientId: clientId, displayName: "Native app", redirectURIs: [],
-                                      preConsentedScopes: ["https://graph.microsoft.com/User.Read"])
-        app.nativeAuthEnabled = true
-        configuration.applications.append(app)
-        configuration.users.append(EmulatedUser(
-            username: codeUser, password: "", objectId: "4f3e2d1c-0b9a-4877-a665-544332211009",
-            homeTenantId: EmulatorConfiguration.demoTenantId, displayName: "Olivia Code"))
+        change(&configuration)
         return try await IdentityEmulator.start(configuration)
     }
 
@@ -31,7 +26,7 @@ struct NativeAuthAPITests {
                         http: MSALRecordingHTTPClient = MSALRecordingHTTPClient(),
                         storage: MSALInMemoryTokenCacheStorage = MSALInMemoryTokenCacheStorage()) throws
         -> MSALNativeAuthPublicClientApplication {
-        let authority = try MSALCIAMAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/contoso.onmicrosoft.com")!)
+        let authority = try MSALCIAMAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(tenant)")!)
         let config = MSALNativeAuthPublicClientApplicationConfig(clientId: clientId, authority: authority,
                                                                  challengeTypes: challengeTypes)
         config.httpClient = http
@@ -60,7 +55,7 @@ struct NativeAuthAPITests {
         guard case .codeRequired(let sent) = try await app.signIn(parameters: parameters) else {
             Issue.record("expected a code to be sent"); return
         }
-        #expect(sent.sentTo == "ol***@co***.onmicrosoft.com" && sent.codeLength == 8 && sent.channelTargetType.isEmailType)
+        #expect(sent.sentTo == "ol***@ex***.org" && sent.codeLength == 8 && sent.channelTargetType.isEmailType)
         do {
             _ = try await sent.newState.submitCode(code: "00000000")
             Issue.record("a wrong code was accepted")
@@ -124,7 +119,7 @@ struct NativeAuthAPITests {
                 return error
             }
         }
-        let unknown = await startError(MSALNativeAuthSignInParameters(username: "nobody@contoso.onmicrosoft.com"), on: app)
+        let unknown = await startError(MSALNativeAuthSignInParameters(username: "nobody@example.org"), on: app)
         #expect(unknown?.isUserNotFound == true && unknown?.errorCodes == [50034])
 
         let before = http.requests.count

@@ -88,10 +88,10 @@ struct NativeAuthDelegateTests {
         defer { Task { await emulator.stop() } }
         let app = try NativeAuthAPITests.makeApp(emulator)
         let screen = SignInScreen()
-        app.signIn(parameters: MSALNativeAuthSignInParameters(username: "nobody@contoso.onmicrosoft.com"), delegate: screen)
+        app.signIn(parameters: MSALNativeAuthSignInParameters(username: "nobody@example.org"), delegate: screen)
         #expect(await screen.next() == .startError(userNotFound: true, invalidCredentials: false))
         app.signIn(parameters: MSALNativeAuthSignInParameters(username: NativeAuthAPITests.codeUser), delegate: screen)
-        #expect(await screen.next() == .codeRequired(sentTo: "ol***@co***.onmicrosoft.com", length: 8))
+        #expect(await screen.next() == .codeRequired(sentTo: "ol***@ex***.org", length: 8))
         let code = try await NativeAuthAPITests.lastCode(emulator, for: NativeAuthAPITests.codeUser)
         try #require(screen.codeState).submitCode(code: code, delegate: screen)
         #expect(await screen.next() == .completed(NativeAuthAPITests.codeUser))

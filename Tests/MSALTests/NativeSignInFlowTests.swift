@@ -114,7 +114,7 @@ struct NativeSignInFlowTests {
     // MARK: Against the emulator
 
     static func post(_ emulator: IdentityEmulator, _ path: String, _ form: [(String, String)]) async throws -> (Int, Data) {
-        var request = URLRequest(url: emulator.httpURL.appendingPathComponent("contoso.onmicrosoft.com/oauth2/v2.0/\(path)"))
+        var request = URLRequest(url: emulator.httpURL.appendingPathComponent("\(EmulatorConfiguration.externalTenantDomain)/oauth2/v2.0/\(path)"))
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(FormCoding.encode(form).utf8)
@@ -144,22 +144,14 @@ struct NativeSignInFlowTests {
     }
 
     static func startEmulator() async throws -> IdentityEmulator {
-        var configuration = EmulatorConfiguration.default
-        var app = EmulatedApplication(clientId: clientId, displayName: "Native app", redirectURIs: [],
-                                      preConsentedScopes: ["https://graph.microsoft.com/User.Read"])
-        app.nativeAuthEnabled = true
-        configuration.applications.append(app)
-        configuration.users.append(EmulatedUser(
-            username: "olivia@contoso.onmicrosoft.com", password: "", objectId: "4f3e2d1c-0b9a-4877-a665-544332211009",
-            homeTenantId: EmulatorConfiguration.demoTenantId, displayName: "Olivia Code"))
-        return try await IdentityEmulator.start(configuration)
+        try await IdentityEmulator.start(EmulatorConfiguration.default)
     }
 
     @Test("The machine's requests and grants are what the emulator's endpoints take: password and emailed code")
     func againstTheEmulator() async throws {
         let emulator = try await Self.startEmulator()
         defer { Task { await emulator.stop() } }
-        var passwordFlow = NativeSignInFlow(clientId: Self.clientId, username: "adele@contoso.onmicrosoft.com", password: "Passw0rd!",
+        var passwordFlow = NativeSignInFlow(clientId: Self.clientId, username: EmulatorConfiguration.customerWithPassword, password: "Passw0rd!",
                                             scopes: ["User.Read"], challengeTypes: [.oneTimePasscode, .password])
         guard case .redeemPassword(let grant) = try await Self.drive(&passwordFlow, emulator, from: passwordFlow.start()) else {
             Issue.record("expected the password grant"); return
@@ -167,10 +159,10 @@ struct NativeSignInFlowTests {
         let (status, body) = try await Self.post(emulator, "token", grant.formParameters)
         #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
 
-        var codeFlow = NativeSignInFlow(clientId: Self.clientId, username: "olivia@contoso.onmicrosoft.com", password: nil,
+        var codeFlow = NativeSignInFlow(clientId: Self.clientId, username: EmulatorConfiguration.customerWithCode, password: nil,
                                         scopes: ["User.Read"], challengeTypes: [.oneTimePasscode, .password])
         let asked = try await Self.drive(&codeFlow, emulator, from: codeFlow.start())
-        #expect(asked == .codeRequired(sentTo: "ol***@co***.onmicrosoft.com", channel: "email", codeLength: 8))
+        #expect(asked == .codeRequired(sentTo: "ol***@ex***.org", channel: "email", codeLength: 8))
         let (_, _, mailbox) = try await NoRedirectFetcher.fetch(
             emulator.httpURL.appendingPathComponent("_emulator/native-auth/codes"))
         let codes = (try JSONSerialization.jsonObject(with: mailbox) as? [String: Any])?["codes"] as? [[String: Any]]

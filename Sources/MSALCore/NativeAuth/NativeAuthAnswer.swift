@@ -11,6 +11,10 @@ package enum NativeAuthAnswer: Sendable, Equatable {
     case passwordRequired(token: String)
     /// The app must sign the user in in the browser (`challenge_type: redirect`, on any endpoint).
     case browserRequired(reason: String?)
+    /// A new password was submitted (`resetpassword/v1.0/submit`): poll for completion after `pollInterval` seconds.
+    case passwordSubmitted(token: String, pollInterval: Int)
+    /// How a password reset stands (`poll_completion`): `succeeded` carries the token to sign in with.
+    case resetStatus(String, token: String?)
     /// An OAuth error answer.
     case error(NativeAuthServerError)
     /// An answer MSAL cannot use (not JSON, a missing field, an unknown challenge type).
@@ -30,6 +34,13 @@ package enum NativeAuthAnswer: Sendable, Equatable {
         }
         if let error = string("error") { return .error(NativeAuthServerError(object, error: error)) }
         guard (200..<300).contains(status) else { return .malformed("HTTP \(status) without an OAuth error.") }
+        if let status = string("status") {
+            return .resetStatus(String(status.lowercased().prefix(32)), token: string("continuation_token"))
+        }
+        if let interval = object["poll_interval"]?.doubleValue, let token = string("continuation_token") {
+            guard interval.isFinite, interval >= 0, interval <= 300 else { return .malformed("A poll interval out of range.") }
+            return .passwordSubmitted(token: token, pollInterval: Int(interval))
+        }
         switch string("challenge_type")?.lowercased() {
         case "redirect"?:
             return .browserRequired(reason: string("redirect_reason"))
@@ -61,15 +72,27 @@ package struct NativeAuthServerError: Error, Sendable, Equatable {
     package var errorCodes: [Int]
     package var continuationToken: String?
     package var errorURI: String?
+    /// The attributes sign-up still needs (`attributes_required`).
+    package var requiredAttributes: [NativeAuthAttribute] = []
+    /// The names of the attributes that failed validation (`attribute_validation_failed`).
+    package var invalidAttributes: [String] = []
 
     package init(error: String, suberror: String? = nil, description: String? = nil, errorCodes: [Int] = [],
-                 continuationToken: String? = nil, errorURI: String? = nil) {
+                 continuationToken: String? = nil, errorURI: String? = nil, requiredAttributes: [NativeAuthAttribute] = [],
+                 invalidAttributes: [String] = []) {
         self.error = error
         self.suberror = suberror
         self.description = description
         self.errorCodes = errorCodes
         self.continuationToken = continuationToken
         self.errorURI = errorURI
+        self.requiredAttributes = requiredAttributes
+        self.invalidAttributes = invalidAttributes
+    }
+
+    /// Whether the error is one of the password policy's (`invalid_grant` with a password suberror).
+    package var isPasswordPolicy: Bool {
+        error == "invalid_grant" && (suberror?.hasPrefix("password_") ?? false)
     }
 
     init(_ object: [String: JSONValue], error: String) {
@@ -83,8 +106,45 @@ package struct NativeAuthServerError: Error, Sendable, Equatable {
                 if let number = value.doubleValue, number.isFinite, abs(number) < 1e9 { codes.append(Int(number)) }
             }
         }
+        func named(_ entry: JSONValue) -> [String: JSONValue]? {
+            guard case .object(let fields) = entry, case .string(let name)? = fields["name"], !name.isEmpty, name.utf8.count <= 256 else {
+                return nil
+            }
+            return fields
+        }
+        var required: [NativeAuthAttribute] = []
+        if case .array(let entries)? = object["required_attributes"] {
+            for fields in entries.prefix(64).compactMap(named) {
+                var regex: String?
+                if case .object(let options)? = fields["options"], case .string(let pattern)? = options["regex"] {
+                    regex = String(pattern.prefix(1024))
+                }
+                required.append(NativeAuthAttribute(name: fields["name"]?.stringValue ?? "", type: String((fields["type"]?.stringValue ?? "string").prefix(64)),
+                                                    required: fields["required"] == .bool(true), regex: regex))
+            }
+        }
+        var invalid: [String] = []
+        if case .array(let entries)? = object["invalid_attributes"] {
+            invalid = entries.prefix(64).compactMap(named).compactMap { $0["name"]?.stringValue }
+        }
         self.init(error: String(error.prefix(128)), suberror: string("suberror").map { String($0.prefix(128)) },
                   description: string("error_description"), errorCodes: codes,
-                  continuationToken: string("continuation_token"), errorURI: string("error_uri"))
+                  continuationToken: string("continuation_token"), errorURI: string("error_uri"),
+                  requiredAttributes: required, invalidAttributes: invalid)
+    }
+}
+
+/// An attribute sign-up asks for (`required_attributes`).
+package struct NativeAuthAttribute: Sendable, Equatable {
+    package var name: String
+    package var type: String
+    package var required: Bool
+    package var regex: String?
+
+    package init(name: String, type: String, required: Bool, regex: String?) {
+        self.name = name
+        self.type = type
+        self.required = required
+        self.regex = regex
     }
 }

@@ -33,7 +33,7 @@ public class MSALNativeAuthError: LocalizedError, @unchecked Sendable, CustomStr
 }
 
 /// What a native-authentication error is about (the `is…` predicates); `general` for everything else.
-enum NativeAuthErrorKind: String, Sendable, Equatable {
+package enum NativeAuthErrorKind: String, Sendable, Equatable {
     case browserRequired, userNotFound, invalidCredentials, invalidUsername, invalidCode, invalidPassword
     case userAlreadyExists, userDoesNotHavePassword, refreshTokenExpired, invalidScope, general
 

@@ -1,0 +1,128 @@
+import Foundation
+
+/// One field of a native-authentication form.
+package struct NativeAuthField: Sendable, Equatable {
+    package var name: String
+    package var value: String
+    package init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// What a sign-up or password-reset state machine asks its driver to do next, or tells the app.
+package enum NativeFlowStep: Sendable, Equatable {
+    /// `POST {authority}/{endpoint}` with the fields (and `client_id`); the answer goes back to the machine.
+    case post(String, [NativeAuthField])
+    /// Wait `seconds` on the app's clock, then post.
+    case wait(seconds: Int, then: String, [NativeAuthField])
+    /// Ask the app for the code sent to `sentTo`.
+    case codeRequired(sentTo: String, channel: String, codeLength: Int)
+    /// Ask the app for a password.
+    case passwordRequired
+    /// Ask the app for these attributes.
+    case attributesRequired([NativeAuthAttribute])
+    /// The service rejected these attributes; `canRetry`: submit them again on the same state.
+    case attributesInvalid([String], canRetry: Bool)
+    /// The flow is done; this token signs the user in (`grant_type=continuation_token`).
+    case completed(continuationToken: String)
+    /// The flow failed; `canRetry`: the state the call was made on is still usable.
+    case failed(NativeAuthErrorKind, String?, canRetry: Bool)
+}
+
+/// A sign-up or password-reset state machine: a value type, tested without I/O.
+package protocol NativeFlowMachine: Sendable {
+    /// The answer of the request the machine last asked for.
+    mutating func received(_ answer: NativeAuthAnswer) -> NativeFlowStep
+}
+
+extension NativeFlowStep {
+    /// The general error for an answer that does not fit the flow's step.
+    static let unexpected = NativeFlowStep.failed(.general, "An answer that does not fit this step.", canRetry: false)
+
+    /// The form of a `challenge` call.
+    static func challenge(_ endpoint: String, token: String, types: NativeAuthChallengeTypes) -> NativeFlowStep {
+        .post(endpoint, [NativeAuthField("continuation_token", token), NativeAuthField("challenge_type", types.parameter)])
+    }
+}
+
+/// One sign-up or password reset in progress: its machine driven against the service. The state objects of the
+/// flow share it; an actor, so that two calls on one state cannot interleave.
+actor NativeFlowSession<Machine: NativeFlowMachine> {
+    /// Where a call left the flow, with the error codes of the service's last error.
+    struct Outcome: Sendable {
+        var step: NativeFlowStep
+        var errorCodes: [Int]
+    }
+
+    let client: NativeAuthClient
+    let correlationId: UUID
+    private var machine: Machine
+    private var lastErrorCodes: [Int] = []
+
+    init(client: NativeAuthClient, machine: Machine, correlationId: UUID) {
+        self.client = client
+        self.machine = machine
+        self.correlationId = correlationId
+    }
+
+    /// Applies the app's input to the machine, then runs the requests it asks for.
+    func advance(_ input: @Sendable (inout Machine) -> NativeFlowStep) async -> Outcome {
+        lastErrorCodes = []
+        var step = input(&machine)
+        while true {
+            switch step {
+            case .post(let endpoint, let fields):
+                step = machine.received(await post(endpoint, fields))
+            case .wait(let seconds, let endpoint, let fields):
+                do {
+                    try await client.engine.clock.sleep(seconds: TimeInterval(seconds))
+                } catch {
+                    return Outcome(step: .failed(.general, "The wait was cancelled.", canRetry: false), errorCodes: [])
+                }
+                step = machine.received(await post(endpoint, fields))
+            default:
+                return Outcome(step: step, errorCodes: lastErrorCodes)
+            }
+        }
+    }
+
+    private func post(_ endpoint: String, _ fields: [NativeAuthField]) async -> NativeAuthAnswer {
+        let answer = await client.post(endpoint, fields.map { ($0.name, $0.value) }, correlationId: correlationId)
+        if case .error(let error) = answer { lastErrorCodes = error.errorCodes }
+        return answer
+    }
+}
+
+/// The sign-in after a sign-up or a password reset: `grant_type=continuation_token` with the flow's last token (no
+/// second code or password).
+package struct NativeAuthContinuationGrant: TokenGrant, Equatable {
+    static let grantType = "continuation_token"
+
+    package var clientId: String
+    package var continuationToken: String
+    package var username: String
+    package var scopes: [String]
+    package var challengeTypes: NativeAuthChallengeTypes
+    package var claims: String?
+
+    package init(clientId: String, continuationToken: String, username: String, scopes: [String],
+                 challengeTypes: NativeAuthChallengeTypes, claims: String?) {
+        self.clientId = clientId
+        self.continuationToken = continuationToken
+        self.username = username
+        self.scopes = scopes
+        self.challengeTypes = challengeTypes
+        self.claims = claims
+    }
+
+    var formParameters: [(String, String)] {
+        var pairs: [(String, String)] = [
+            ("client_id", clientId), ("grant_type", Self.grantType), ("continuation_token", continuationToken),
+            ("username", username), ("scope", NativeAuthScopes.parameter(scopes)), ("client_info", "true"),
+            ("challenge_type", challengeTypes.parameter),
+        ]
+        if let claims { pairs.append(("claims", claims)) }
+        return pairs
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import MSAL
+import MSALEmulator
+import MSALEmulatorCore
+import MSALTestSupport
+import Testing
+@testable import MSALCore
+
+/// Native sign-up and self-service password reset through the public API against the emulator's External ID
+/// tenant: each step, the service's errors as MSAL for iOS/macOS's, and the sign-in that ends each flow.
+@Suite("Native authentication: sign-up and password reset")
+struct NativeSignUpResetTests {
+    static func startEmulator() async throws -> IdentityEmulator {
+        try await NativeAuthAPITests.startEmulator { configuration in
+            configuration.nativeAuth.resetPasswordPollInterval = 0
+            configuration.nativeAuth.signUpAttributes = [
+                NativeAuthSettings.Attribute(name: "displayName", required: true),
+                NativeAuthSettings.Attribute(name: "city", required: false, regex: "^[A-Za-z ]+$"),
+            ]
+        }
+    }
+
+    @Test("Sign-up step by step: code, password, attributes, then the sign-in that needs no second code")
+    func signUpStepByStep() async throws {
+        let emulator = try await Self.startEmulator()
+        defer { Task { await emulator.stop() } }
+        let app = try NativeAuthAPITests.makeApp(emulator)
+        let username = "grace@example.org"
+        guard case .codeRequired(let sent) = try await app.signUp(parameters: MSALNativeAuthSignUpParameters(username: username)) else {
+            Issue.record("expected a code"); return
+        }
+        #expect(sent.sentTo == "gr***@ex***.org")
+        await #expect(throws: VerifyCodeError.self) { _ = try await sent.newState.submitCode(code: "00000000") }
+        let code = try await NativeAuthAPITests.lastCode(emulator, for: username)
+        guard case .passwordRequired(let passwordState) = try await sent.newState.submitCode(code: code) else {
+            Issue.record("expected the password to be asked for"); return
+        }
+        do {
+            _ = try await passwordState.submitPassword(password: "short")
+            Issue.record("a weak password was accepted")
+        } catch {
+            #expect(error.isInvalidPassword)
+        }
+        guard case .attributesRequired(let attributes, let attributeState) = try await passwordState.submitPassword(password: "Str0ng!Passw0rd") else {
+            Issue.record("expected attributes to be asked for"); return
+        }
+        #expect(attributes.map(\.name) == ["displayName"] && attributes.first?.required == true)
+        guard case .attributesInvalid(let names, let again) = try await attributeState.submitAttributes(attributes: ["displayName": "Grace", "city": "Arl1ngton"]) else {
+            Issue.record("expected the city to be rejected"); return
+        }
+        #expect(names == ["city"])
+        guard case .completed(let signInState) = try await again.submitAttributes(attributes: ["displayName": "Grace Hopper", "city": "Arlington"]) else {
+            Issue.record("expected the account to be created"); return
+        }
+        let parameters = MSALNativeAuthSignInAfterSignUpParameters()
+        parameters.scopes = ["User.Read"]
+        let result = try await signInState.signIn(parameters: parameters)
+        #expect(result.account.username == username)
+        #expect(try await result.getAccessToken().scopes.contains { $0.hasSuffix("User.Read") })
+        // The sign-up's last token signs in once.
+        await #expect(throws: SignInAfterSignUpError.self) { _ = try await signInState.signIn(parameters: parameters) }
+
+        // The new user signs in with the password chosen at sign-up.
+        let signIn = MSALNativeAuthSignInParameters(username: username)
+        signIn.password = "Str0ng!Passw0rd"
+        guard case .completed(let again2) = try await app.signIn(parameters: signIn) else { Issue.record("expected a sign-in"); return }
+        #expect(again2.account.username == username)
+    }
+
+    @Test("Sign-up with everything up front, and the start errors: existing user, weak password, invalid attributes")
+    func signUpUpFront() async throws {
+        let emulator = try await Self.startEmulator()
+        defer { Task { await emulator.stop() } }
+        let app = try NativeAuthAPITests.makeApp(emulator)
+        func start(_ username: String, password: String? = nil, attributes: [String: any Sendable]? = nil) async throws(SignUpStartError) -> SignUpStartOutcome {
+            let parameters = MSALNativeAuthSignUpParameters(username: username)
+            parameters.password = password
+            parameters.attributes = attributes
+            return try await app.signUp(parameters: parameters)
+        }
+        do {
+            _ = try await start(NativeAuthAPITests.passwordUser)
+            Issue.record("an existing user signed up")
+        } catch {
+            #expect(error.isUserAlreadyExists && error.errorCodes == [1003037])
+        }
+        do {
+            _ = try await start("weak@example.org", password: "password")
+            Issue.record("a weak password was accepted")
+        } catch {
+            #expect(error.isInvalidPassword)
+        }
+        do {
+            _ = try await start(" ")
+            Issue.record("an empty username was sent")
+        } catch {
+            #expect(error.isInvalidUsername)
+        }
+        guard case .attributesInvalid(let names) = try await start("bad@example.org", attributes: ["displayName": "B", "city": "42"]) else {
+            Issue.record("expected the city to be rejected"); return
+        }
+        #expect(names == ["city"])
+
+        guard case .codeRequired(let sent) = try await start("hedy@example.org", password: "Fr3quency!Hop",
+                                                             attributes: ["displayName": "Hedy Lamarr", "city": "Vienna"]) else {
+            Issue.record("expected a code"); return
+        }
+        let code = try await NativeAuthAPITests.lastCode(emulator, for: "hedy@example.org")
+        guard case .completed(let state) = try await sent.newState.submitCode(code: code) else {
+            Issue.record("expected the account to be created at once"); return
+        }
+        let result = try await state.signIn()
+        #expect(result.account.username == "hedy@example.org")
+    }
+
+    @Test("Password reset: code, a rejected password, the new one after polling, then the sign-in; start errors")
+    func resetPassword() async throws {
+        let emulator = try await Self.startEmulator()
+        defer { Task { await emulator.stop() } }
+        let app = try NativeAuthAPITests.makeApp(emulator)
+        let user = NativeAuthAPITests.passwordUser
+        let sent = try await app.resetPassword(parameters: MSALNativeAuthResetPasswordParameters(username: user))
+        #expect(sent.codeLength == 8)
+        let code = try await NativeAuthAPITests.lastCode(emulator, for: user)
+        let passwordState = try await sent.newState.submitCode(code: code)
+        do {
+            _ = try await passwordState.submitPassword(password: "Passw0rd!")
+            Issue.record("the current password was accepted as the new one")
+        } catch {
+            #expect(error.isInvalidPassword)
+        }
+        let signInState = try await passwordState.submitPassword(password: "N3w!Passw0rd")
+        let result = try await signInState.signIn()
+        #expect(result.account.username == user)
+
+        let old = MSALNativeAuthSignInParameters(username: user)
+        old.password = "Passw0rd!"
+        await #expect(throws: SignInStartError.self) { _ = try await app.signIn(parameters: old) }
+        old.password = "N3w!Passw0rd"
+        guard case .completed = try await app.signIn(parameters: old) else { Issue.record("expected a sign-in"); return }
+
+        do {
+            _ = try await app.resetPassword(parameters: MSALNativeAuthResetPasswordParameters(username: NativeAuthAPITests.codeUser))
+            Issue.record("a user without a password reset it")
+        } catch {
+            #expect(error.isUserDoesNotHavePassword)
+        }
+        do {
+            _ = try await app.resetPassword(parameters: MSALNativeAuthResetPasswordParameters(username: "nobody@example.org"))
+            Issue.record("an unknown user reset a password")
+        } catch {
+            #expect(error.isUserNotFound)
+        }
+    }
+}
+
+/// The sign-up and password-reset machines without I/O: the requests they ask for and their answers to the service's.
+@Suite("Native authentication: the sign-up and password-reset machines")
+struct NativeFlowMachineTests {
+    static func answer(_ json: String, status: Int = 200) -> NativeAuthAnswer {
+        NativeAuthAnswer.parse(status: status, body: Data(json.utf8))
+    }
+
+    @Test("Sign-up: credential_required leads to the password challenge, attributes_required to the attributes")
+    func signUpMachine() {
+        var flow = NativeSignUpFlow(username: "a@b.c", password: nil, attributes: nil, challengeTypes: [.oneTimePasscode, .password])
+        #expect(flow.start() == .post(NativeSignUpFlow.startEndpoint, [NativeAuthField("username", "a@b.c"),
+                                                                        NativeAuthField("challenge_type", "oob password redirect")]))
+        _ = flow.received(Self.answer(#"{"continuation_token":"t1"}"#))
+        #expect(flow.received(Self.answer(#"{"challenge_type":"oob","continuation_token":"t2","code_length":8,"challenge_target_label":"a***"}"#))
+            == .codeRequired(sentTo: "a***", channel: "email", codeLength: 8))
+        _ = flow.submitCode("1234")
+        #expect(flow.received(Self.answer(#"{"error":"credential_required","continuation_token":"t3"}"#, status: 400))
+            == .challenge(NativeSignUpFlow.challengeEndpoint, token: "t3", types: [.oneTimePasscode, .password]))
+        #expect(flow.received(Self.answer(#"{"challenge_type":"password","continuation_token":"t4"}"#)) == .passwordRequired)
+        _ = flow.submitPassword("p")
+        #expect(flow.received(Self.answer(#"{"error":"invalid_grant","suberror":"password_too_weak"}"#, status: 400))
+            == .failed(.invalidPassword, nil, canRetry: true))
+        #expect(flow.stage == .awaitingPassword("t4"))
+        _ = flow.submitPassword("P4ss!word")
+        let required = Self.answer(#"{"error":"attributes_required","continuation_token":"t5","required_attributes":[{"name":"city","type":"string","required":true,"options":{"regex":"^x$"}},{"type":"x"}]}"#, status: 400)
+        #expect(flow.received(required) == .attributesRequired([NativeAuthAttribute(name: "city", type: "string", required: true, regex: "^x$")]))
+        _ = flow.submitAttributes(#"{"city":"y"}"#)
+        #expect(flow.received(Self.answer(#"{"error":"invalid_grant","suberror":"attribute_validation_failed","invalid_attributes":[{"name":"city"}]}"#, status: 400))
+            == .attributesInvalid(["city"], canRetry: true))
+        #expect(flow.stage == .awaitingAttributes("t5"))
+        _ = flow.submitAttributes(#"{"city":"x"}"#)
+        #expect(flow.received(Self.answer(#"{"continuation_token":"done"}"#)) == .completed(continuationToken: "done"))
+    }
+
+    @Test("Password reset: polling until succeeded, at most six polls; a rejected password returns to the password state")
+    func resetMachine() {
+        var flow = NativeResetPasswordFlow(username: "a@b.c", challengeTypes: [.oneTimePasscode])
+        _ = flow.start()
+        #expect(flow.received(Self.answer(#"{"error":"invalid_request","error_codes":[500222]}"#, status: 400))
+            == .failed(.userDoesNotHavePassword, nil, canRetry: false))
+        var reset = NativeResetPasswordFlow(username: "a@b.c", challengeTypes: [.oneTimePasscode])
+        _ = reset.start()
+        _ = reset.received(Self.answer(#"{"continuation_token":"t1"}"#))
+        _ = reset.received(Self.answer(#"{"challenge_type":"oob","continuation_token":"t2","code_length":8}"#))
+        _ = reset.submitCode("1")
+        #expect(reset.received(Self.answer(#"{"continuation_token":"t3","expires_in":600}"#)) == .passwordRequired)
+        _ = reset.submitPassword("x")
+        let poll = [NativeAuthField("continuation_token", "t4")]
+        #expect(reset.received(Self.answer(#"{"continuation_token":"t4","poll_interval":2}"#))
+            == .wait(seconds: 2, then: NativeResetPasswordFlow.pollEndpoint, poll))
+        for _ in 2...NativeResetPasswordFlow.maximumPolls {
+            #expect(reset.received(Self.answer(#"{"status":"in_progress"}"#)) == .wait(seconds: 2, then: NativeResetPasswordFlow.pollEndpoint, poll))
+        }
+        #expect(reset.received(Self.answer(#"{"status":"in_progress"}"#))
+            == .failed(.general, "The password reset did not complete after 6 polls.", canRetry: false))
+
+        var rejected = NativeResetPasswordFlow(username: "a@b.c", challengeTypes: [.oneTimePasscode])
+        _ = rejected.start()
+        _ = rejected.received(Self.answer(#"{"continuation_token":"t1"}"#))
+        _ = rejected.received(Self.answer(#"{"challenge_type":"oob","continuation_token":"t2","code_length":8}"#))
+        _ = rejected.submitCode("1")
+        _ = rejected.received(Self.answer(#"{"continuation_token":"t3"}"#))
+        _ = rejected.submitPassword("x")
+        _ = rejected.received(Self.answer(#"{"continuation_token":"t4","poll_interval":0}"#))
+        #expect(rejected.received(Self.answer(#"{"error":"invalid_grant","suberror":"password_banned"}"#, status: 400))
+            == .failed(.invalidPassword, nil, canRetry: true))
+        #expect(rejected.stage == .awaitingPassword("t3"))
+        _ = rejected.submitPassword("y")
+        _ = rejected.received(Self.answer(#"{"continuation_token":"t5","poll_interval":0}"#))
+        #expect(rejected.received(Self.answer(#"{"status":"succeeded","continuation_token":"t6"}"#)) == .completed(continuationToken: "t6"))
+    }
+}
