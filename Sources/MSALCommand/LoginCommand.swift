@@ -71,9 +71,9 @@ struct LoginCommand: AsyncParsableCommand {
                 result = try await autoApprovedSignIn(application, httpClient: httpClient)
             } else if step.method == .deviceCode {
                 if request == .automatic { CLI.err("No browser can show here (\(step.reason)).") }
-                result = try await deviceCodeSignIn(application)
+                result = try await Self.deviceCodeSignIn(application, options: options)
             } else {
-                result = try await browserSignIn(application, step: step)
+                result = try await Self.browserSignIn(application, step: step, options: options)
             }
             if let failure = result.metadata.cacheWriteFailure {
                 throw CLIError(message: "Signed in as \(result.account.username ?? "(unknown)"), but the sign-in could not "
@@ -88,20 +88,36 @@ struct LoginCommand: AsyncParsableCommand {
         }
     }
 
+    /// The sign-in the ladder chooses here (browser, pasted redirect, or device code), without a flag choosing:
+    /// also the fallback of `msal native` when the tenant requires a browser.
+    static func ladderSignIn(_ application: MSALPublicClientApplication, options: CommonOptions) async throws -> MSALResult {
+        let step = MSALSignInLadder.step(for: .automatic, in: .current())
+        if step.method == .deviceCode {
+            CLI.err("No browser can show here (\(step.reason)).")
+            return try await deviceCodeSignIn(application, options: options)
+        }
+        return try await browserSignIn(application, step: step, options: options)
+    }
+
     private func parameters(_ webview: MSALWebviewParameters) -> MSALInteractiveTokenParameters {
+        Self.parameters(webview, options: options)
+    }
+
+    private static func parameters(_ webview: MSALWebviewParameters, options: CommonOptions) -> MSALInteractiveTokenParameters {
         let parameters = MSALInteractiveTokenParameters(scopes: options.resolvedScopes, webviewParameters: webview)
         parameters.promptType = .selectAccount
         if let hint = options.resolvedAccount, hint.contains("@") { parameters.loginHint = hint }
         return parameters
     }
 
-    private func browserSignIn(_ application: MSALPublicClientApplication, step: MSALSignInLadder.Step) async throws -> MSALResult {
+    private static func browserSignIn(_ application: MSALPublicClientApplication, step: MSALSignInLadder.Step,
+                                      options: CommonOptions) async throws -> MSALResult {
         let webview = MSALWebviewParameters()
         webview.webAuthenticator = MSALSystemBrowserWebAuthenticator(
             opensBrowser: step.method == .browser,
             pastedRedirects: step.acceptsPastedRedirect ? MSALStandardInputRedirectSource() : nil,
             output: { message in message.split(separator: "\n").forEach { CLI.err(String($0)) } })
-        return try await application.acquireToken(with: parameters(webview))
+        return try await application.acquireToken(with: parameters(webview, options: options))
     }
 
     private func autoApprovedSignIn(_ application: MSALPublicClientApplication, httpClient: (any MSALHTTPClient)?) async throws -> MSALResult {
@@ -110,7 +126,7 @@ struct LoginCommand: AsyncParsableCommand {
         return try await application.acquireToken(with: parameters(webview))
     }
 
-    private func deviceCodeSignIn(_ application: MSALPublicClientApplication) async throws -> MSALResult {
+    private static func deviceCodeSignIn(_ application: MSALPublicClientApplication, options: CommonOptions) async throws -> MSALResult {
         let json = options.wantsJSON
         let countdown = Countdown()
         defer { countdown.stop() }

@@ -41,7 +41,7 @@ struct MSALCommand: AsyncParsableCommand {
         version: "msal (MSAL for Swift) \(MSALPublicClientApplication.sdkVersion ?? "unknown")",
         subcommands: [
             LoginCommand.self, StatusCommand.self, SwitchCommand.self, TokenCommand.self, AccountsCommand.self,
-            LogoutCommand.self, GraphCommand.self,
+            LogoutCommand.self, GraphCommand.self, NativeCommand.self,
             DemoCommand.self, EmulatorCommand.self,
         ]
     )
