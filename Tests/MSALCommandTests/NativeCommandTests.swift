@@ -53,7 +53,7 @@ struct NativeCommandTests {
         /// What the terminal shows now.
         func screen() async throws -> String {
             let file = errLog.deletingLastPathComponent().appendingPathComponent("screen-\(socket).txt")
-            try await SignInLadderCommandTests.tmux(socket, ["capture-pane", "-t", "native", "-p", "-S", "-100", ";",
+            try await SignInLadderCommandTests.tmux(socket, ["capture-pane", "-t", "native", "-S", "-100", ";",
                                                              "save-buffer", file.path])
             return (try? String(contentsOf: file, encoding: .utf8)) ?? ""
         }
