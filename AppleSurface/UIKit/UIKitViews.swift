@@ -157,6 +157,12 @@ open class UIColor: NSObject, @unchecked Sendable {
     open var textAlignment: NSTextAlignment = .natural
 }
 
+/// https://developer.apple.com/documentation/uikit/uitextfield
+@MainActor open class UITextField: UIControl {
+    /// https://developer.apple.com/documentation/uikit/uitextfield/text
+    open var text: String?
+}
+
 /// https://developer.apple.com/documentation/uikit/uiscrollview
 @MainActor open class UIScrollView: UIView {}
 
@@ -190,6 +196,8 @@ open class UIColor: NSObject, @unchecked Sendable {
     open func loadView() { loadedView = UIView() }
     /// https://developer.apple.com/documentation/uikit/uiviewcontroller/viewdidload()
     open func viewDidLoad() {}
+    /// https://developer.apple.com/documentation/uikit/uiviewcontroller/viewwillappear(_:)
+    open func viewWillAppear(_ animated: Bool) {}
 }
 
 #if canImport(FoundationNetworking)

@@ -113,6 +113,38 @@ struct NativeSignUpResetTests {
         #expect(result.account.username == "hedy@example.org")
     }
 
+    @Test("Expired and used continuation tokens: typed general errors with the service's code; a finished state refuses")
+    func expiredAndUsedTokens() async throws {
+        let emulator = try await Self.startEmulator()
+        defer { Task { await emulator.stop() } }
+        let app = try NativeAuthAPITests.makeApp(emulator)
+        guard case .codeRequired(let sent) = try await app.signIn(parameters: MSALNativeAuthSignInParameters(username: NativeAuthAPITests.codeUser)) else {
+            Issue.record("expected a code"); return
+        }
+        let code = try await NativeAuthAPITests.lastCode(emulator, for: NativeAuthAPITests.codeUser)
+        emulator.clock.advance(by: 601)
+        do {
+            _ = try await sent.newState.submitCode(code: code)
+            Issue.record("an expired continuation token was accepted")
+        } catch {
+            #expect(!error.isInvalidCode && !error.isBrowserRequired && error.errorCodes == [552003], "\(error)")
+        }
+        // The flow is over: the state refuses without a request.
+        await #expect(throws: VerifyCodeError.self) { _ = try await sent.newState.submitCode(code: code) }
+
+        // A completed sign-up's token signs in once; the second use is the service's invalid_grant.
+        let sent2 = try await app.resetPassword(parameters: MSALNativeAuthResetPasswordParameters(username: NativeAuthAPITests.passwordUser))
+        let password = try await sent2.newState.submitCode(code: try await NativeAuthAPITests.lastCode(emulator, for: NativeAuthAPITests.passwordUser))
+        let after = try await password.submitPassword(password: "An0ther!Secret")
+        _ = try await after.signIn()
+        do {
+            _ = try await after.signIn()
+            Issue.record("a used continuation token signed in again")
+        } catch {
+            #expect(error.errorCodes == [55200], "\(error)")
+        }
+    }
+
     @Test("Password reset: code, a rejected password, the new one after polling, then the sign-in; start errors")
     func resetPassword() async throws {
         let emulator = try await Self.startEmulator()
