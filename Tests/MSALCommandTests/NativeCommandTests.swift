@@ -154,6 +154,11 @@ struct NativeCommandTests {
         #expect(status.stdout.contains(newUser), "\(status.stdout)\n\(status.stderr)")
         let token = try await runner.run(["token", "--account", newUser] + options)
         #expect(token.status == 0 && token.stdout.hasPrefix("eyJ"), "\(token.stderr)")
+        // Sign-out: `msal logout` removes the account (a native sign-in already signed the app's other account out of it).
+        let logout = try await runner.run(["logout", "--account", newUser] + options)
+        #expect(logout.status == 0, "\(logout.stderr)")
+        let after = try await runner.run(["status"] + options)
+        #expect(after.status == 0 && !after.stdout.contains(newUser) && !after.stdout.contains(codeUser), "\(after.stdout)")
     }
 
     @Test("The service requires the browser: the sign-in goes on as `msal login` does; an unknown user is an error")

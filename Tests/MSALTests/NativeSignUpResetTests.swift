@@ -220,6 +220,18 @@ struct NativeFlowMachineTests {
         #expect(flow.received(Self.answer(#"{"continuation_token":"done"}"#)) == .completed(continuationToken: "done"))
     }
 
+    @Test("Explanations before the service's message: a password change (50142) and multi-factor authentication (50076)")
+    func explanations() {
+        var flow = NativeSignInFlow(clientId: "c", username: "a@b.c", password: "p", scopes: [], challengeTypes: [.password])
+        _ = flow.start()
+        _ = flow.received(Self.answer(#"{"continuation_token":"t1"}"#))
+        _ = flow.received(Self.answer(#"{"challenge_type":"password","continuation_token":"t2"}"#))
+        let step = flow.redeemFailed(NativeAuthServerError(error: "invalid_request", description: "AADSTS50142: reset", errorCodes: [50142]))
+        #expect(step == .failed(.general(NativeAuthMessages.passwordChangeRequired + "AADSTS50142: reset"), canRetry: false))
+        #expect(NativeAuthMessages.explained("m", codes: [50076]) == NativeAuthMessages.multiFactorRequired + "m")
+        #expect(NativeAuthMessages.explained("m", codes: [1]) == "m")
+    }
+
     @Test("Password reset: polling until succeeded, at most six polls; a rejected password returns to the password state")
     func resetMachine() {
         var flow = NativeResetPasswordFlow(username: "a@b.c", challengeTypes: [.oneTimePasscode])

@@ -207,6 +207,9 @@ package enum NativeSignInError: Error, Sendable, Equatable {
     /// An error of the token endpoint, for the password step (`password`) or the code step.
     static func tokenError(_ error: NativeAuthServerError, password: Bool) -> NativeSignInError {
         if error.error == "user_not_found" { return .userNotFound }
+        if error.error == "invalid_request", error.errorCodes.contains(50142) {
+            return .general(NativeAuthMessages.passwordChangeRequired + (error.description ?? error.error))
+        }
         guard error.error == "invalid_grant" else { return .general(error.description ?? error.error) }
         if !password, error.suberror == "invalid_oob_value" { return .invalidCode }
         switch error.errorCodes.first {
@@ -214,5 +217,20 @@ package enum NativeSignInError: Error, Sendable, Equatable {
         case 50126?: return password ? .invalidPassword : .invalidCredentials
         default: return .general(error.description ?? error.error)
         }
+    }
+}
+
+/// The explanations MSAL for iOS/macOS puts before some of the service's messages.
+enum NativeAuthMessages {
+    /// AADSTS50142: the user must change their password (in the browser) before signing in.
+    static let passwordChangeRequired = "A password change is required before signing in. "
+    /// AADSTS50076: the tenant requires multi-factor authentication, which this app does not handle.
+    static let multiFactorRequired = "Multi-factor authentication is required: sign in in the browser. "
+
+    /// `message` with the explanation its error codes call for, if any.
+    static func explained(_ message: String, codes: [Int]) -> String {
+        if codes.contains(50076) { return multiFactorRequired + message }
+        if codes.contains(50142) { return passwordChangeRequired + message }
+        return message
     }
 }

@@ -118,15 +118,16 @@ public class MSALPublicClientApplication: @unchecked Sendable {
     /// Gets a token without user interaction: from the cache when a valid one is there (no network at all), else
     /// by redeeming the account's refresh token. Fails with ``MSALError/interactionRequired`` when the user must
     /// sign in again.
-    public func acquireTokenSilent(with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
+    public final func acquireTokenSilent(with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock) {
         let queue = Self.completionQueue(parameters)
         CompletionBridge.deliver(on: queue, to: completionBlock) {
             try await self.acquireTokenSilent(with: parameters)
         }
     }
 
-    /// Gets a token without user interaction.
-    public func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
+    /// Gets a token without user interaction. (`final`: the silent hot path is called directly, never through the
+    /// class's table, though the class is not final.)
+    public final func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         // The hot path: a remembered cache hit is answered here, with no task, no await and no collector.
         if let hit = parameters.withMemoProbe({ engine.rememberedSilentHitNow($0, remembered: &$1) }) {
             return hit

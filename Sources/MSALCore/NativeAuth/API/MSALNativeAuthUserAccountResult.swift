@@ -81,7 +81,8 @@ public final class MSALNativeAuthUserAccountResult: Sendable {
             default: .general
             }
             let codes = (error.stsErrorCodes ?? []).compactMap { Int($0) }
-            return .failure(NativeAuthFailure(error: RetrieveAccessTokenError(kind, message: error.errorDescription,
+            let message = NativeAuthMessages.explained(error.errorDescription, codes: codes)
+            return .failure(NativeAuthFailure(error: RetrieveAccessTokenError(kind, message: message,
                                                                               correlationId: correlationId, errorCodes: codes),
                                               canRetry: false))
         } catch {
