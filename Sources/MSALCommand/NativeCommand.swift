@@ -105,6 +105,31 @@ struct NativeSession {
         return typed.trimmingCharacters(in: .whitespaces)
     }
 
+    /// Asks for the code until the service takes it: an empty answer sends a new one; after ``attempts`` wrong codes
+    /// the error ends the command. The same loop for sign-in, sign-up and password reset.
+    static func enterCode<State: Sendable, Done>(_ first: MSALNativeAuthCodeRequired<State>,
+                                                 submit: (State, String) async throws -> Done,
+                                                 resend: (State) async throws -> MSALNativeAuthCodeRequired<State>) async throws -> Done {
+        var state = first.newState
+        var sentTo = first.sentTo
+        var wrong = 0
+        while true {
+            let typed = try code(sentTo: sentTo)
+            if typed.isEmpty {
+                let again = try await resend(state)
+                (state, sentTo) = (again.newState, again.sentTo)
+                continue
+            }
+            do {
+                return try await submit(state, typed)
+            } catch let error as VerifyCodeError {
+                guard error.isInvalidCode, wrong + 1 < attempts else { throw error }
+                wrong += 1
+                CLI.err("That code is not right.")
+            }
+        }
+    }
+
     /// A password typed with echo off.
     static func password(_ question: String = "Password: ") throws -> String {
         guard let typed = TerminalPrompt.askSecret(question), !typed.isEmpty else {
@@ -163,25 +188,7 @@ struct NativeSignInCommand: AsyncParsableCommand {
     }
 
     static func enterCode(_ sent: MSALNativeAuthCodeRequired<SignInCodeRequiredState>) async throws -> MSALNativeAuthUserAccountResult {
-        var state = sent.newState
-        var sentTo = sent.sentTo
-        var wrong = 0
-        while true {
-            let code = try NativeSession.code(sentTo: sentTo)
-            if code.isEmpty {
-                let again = try await state.resendCode()
-                (state, sentTo) = (again.newState, again.sentTo)
-                continue
-            }
-            do {
-                return try await state.submitCode(code: code)
-            } catch {
-                // (The test is inside the catch: Swift 6.3 cannot compile `catch … where` on this typed error.)
-                guard error.isInvalidCode, wrong + 1 < NativeSession.attempts else { throw error }
-                wrong += 1
-                CLI.err("That code is not right.")
-            }
-        }
+        try await NativeSession.enterCode(sent, submit: { try await $0.submitCode(code: $1) }, resend: { try await $0.resendCode() })
     }
 
     static func enterPassword(_ state: SignInPasswordRequiredState) async throws -> MSALNativeAuthUserAccountResult {
@@ -276,25 +283,7 @@ struct NativeSignUpCommand: AsyncParsableCommand {
     }
 
     static func enterCode(_ sent: MSALNativeAuthCodeRequired<SignUpCodeRequiredState>) async throws -> SignUpContinueOutcome {
-        var state = sent.newState
-        var sentTo = sent.sentTo
-        var wrong = 0
-        while true {
-            let code = try NativeSession.code(sentTo: sentTo)
-            if code.isEmpty {
-                let again = try await state.resendCode()
-                (state, sentTo) = (again.newState, again.sentTo)
-                continue
-            }
-            do {
-                return try await state.submitCode(code: code)
-            } catch {
-                // (The test is inside the catch: Swift 6.3 cannot compile `catch … where` on this typed error.)
-                guard error.isInvalidCode, wrong + 1 < NativeSession.attempts else { throw error }
-                wrong += 1
-                CLI.err("That code is not right.")
-            }
-        }
+        try await NativeSession.enterCode(sent, submit: { try await $0.submitCode(code: $1) }, resend: { try await $0.resendCode() })
     }
 }
 
@@ -311,29 +300,12 @@ struct NativeResetPasswordCommand: AsyncParsableCommand {
             let session = try NativeSession(options: options, native: native)
             do {
                 let sent = try await session.application.resetPassword(parameters: MSALNativeAuthResetPasswordParameters(username: try session.username()))
-                var codeState = sent.newState
-                var sentTo = sent.sentTo
+                let passwordState = try await NativeSession.enterCode(sent, submit: { try await $0.submitCode(code: $1) },
+                                                                      resend: { try await $0.resendCode() })
                 var wrong = 0
-                var passwordState: ResetPasswordRequiredState?
-                while passwordState == nil {
-                    let code = try NativeSession.code(sentTo: sentTo)
-                    if code.isEmpty {
-                        let again = try await codeState.resendCode()
-                        (codeState, sentTo) = (again.newState, again.sentTo)
-                        continue
-                    }
-                    do {
-                        passwordState = try await codeState.submitCode(code: code)
-                    } catch let error as VerifyCodeError {
-                        guard error.isInvalidCode, wrong + 1 < NativeSession.attempts else { throw error }
-                        wrong += 1
-                        CLI.err("That code is not right.")
-                    }
-                }
-                wrong = 0
                 while true {
                     do {
-                        let done = try await passwordState!.submitPassword(password: try NativeSession.password("New password: "))
+                        let done = try await passwordState.submitPassword(password: try NativeSession.password("New password: "))
                         let signIn = MSALNativeAuthSignInAfterResetPasswordParameters()
                         signIn.scopes = options.resolvedScopes
                         let result = try await done.signIn(parameters: signIn)

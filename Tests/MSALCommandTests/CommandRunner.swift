@@ -9,7 +9,7 @@ struct CommandRunner: Sendable {
 
     init() throws {
         binary = try Self.locateBinary()
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("msal-cli-test-\(UUID().uuidString)")
+        home = ScratchDirectory.path("msal-cli-test")   // removed when the test process exits
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     }
 

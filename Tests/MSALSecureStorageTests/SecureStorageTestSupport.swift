@@ -8,8 +8,7 @@ import MSALCore
 enum SecureFixtures {
     /// A fresh directory under the system's temporary directory.
     static func temporaryDirectory() -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("msal-secure-tests-\(UUID().uuidString)", isDirectory: true)
+        let url = ScratchDirectory.path("msal-secure-tests")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

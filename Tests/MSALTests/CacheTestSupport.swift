@@ -32,9 +32,8 @@ enum CacheFixtures {
     static func object(_ data: Data) -> [String: JSONValue]? { JSONValue.parseObject(data) }
 
     static func temporaryDirectory() -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("msal-cache-tests-\(UUID().uuidString)", isDirectory: true)
-        return url
+        // Inside the test process's scratch root, removed when the process exits.
+        ScratchDirectory.path("msal-cache-tests")
     }
 
     /// Makes every access token in the cache file at `file` expired a minute ago.
