@@ -22,10 +22,16 @@ enum NativeAuthFuzzing {
                 try fuzzCheck(!token.isEmpty && (0...300).contains(interval), "a submitted password without a token or a sane interval")
             case .resetStatus(let status, let token):
                 try fuzzCheck(!status.isEmpty && token?.isEmpty != true, "a reset status that is empty or has an empty token")
+            case .methods(let token, let methods):
+                try fuzzCheck(!token.isEmpty && (1...16).contains(methods.count) && methods.allSatisfy { !$0.id.isEmpty },
+                              "a methods answer without a token, with no or too many methods, or an unnamed one")
+            case .preverified(let token):
+                try fuzzCheck(!token.isEmpty, "a preverified answer with an empty token")
             case .browserRequired, .malformed:
                 break
             }
             try signUp(answer)
+            try strongAuth(answer)
             try resetPassword(answer)
             for stage in 0..<3 {
                 var flow = NativeSignInFlow(clientId: FuzzFixtures.clientId, username: "user@contoso.com",
@@ -128,12 +134,54 @@ enum NativeAuthFuzzing {
         case .challenge(let token, _): try fuzzCheck(!token.isEmpty, "a challenge with an empty token")
         case .redeemPassword(let grant): try fuzzCheck(!grant.continuationToken.isEmpty, "a password grant with an empty token")
         case .redeemCode(let grant): try fuzzCheck(!grant.continuationToken.isEmpty, "a code grant with an empty token")
+        case .redeemContinuation(let grant): try fuzzCheck(!grant.continuationToken.isEmpty, "a continuation grant with an empty token")
+        case .strongAuthRequired(_, let token): try fuzzCheck(!token.isEmpty, "a second factor with an empty token")
         case .codeRequired(_, _, let length): try fuzzCheck((1...64).contains(length), "a code length out of range")
         case .failed(let error, let canRetry):
             if canRetry {
                 try fuzzCheck(error == .invalidCode || error == .invalidPassword, "a retry for an error that is not a wrong code or password")
             }
         case .initiate, .passwordRequired: break
+        }
+    }
+
+    /// The answer fed to the second-factor and registration machine at each of its steps: every token it sends on
+    /// is non-empty; a retryable failure leaves it waiting for the app (a method or a code).
+    static func strongAuth(_ answer: NativeAuthAnswer) throws {
+        let method = NativeAuthMethod(id: "email", challengeType: "oob", channel: "email", loginHint: nil)
+        for kind in [NativeStrongAuthFlow.Kind.multiFactor, .registration] {
+            for depth in 0..<4 {
+                var flow = NativeStrongAuthFlow(kind: kind, continuationToken: "ct", clientId: FuzzFixtures.clientId, username: "u",
+                                                scopes: [], challengeTypes: [.oneTimePasscode], claims: nil)
+                _ = flow.start()
+                if depth >= 1 { _ = flow.received(.methods(token: "ct1", [method])) }
+                if depth >= 2 { _ = kind == .multiFactor ? flow.requestChallenge(method) : flow.challengeContact(method, contact: "a@b.c") }
+                if depth >= 3 {
+                    _ = flow.received(.codeSent(token: "ct2", sentTo: "a", channel: "email", codeLength: 8))
+                    _ = flow.submitCode("12345678")
+                }
+                let step = flow.received(answer)
+                switch step {
+                case .introspect(_, let token), .challengeMethod(let token, _, _), .challengeContact(let token, _, _, _),
+                     .registerContinue(let token, _):
+                    try fuzzCheck(!token.isEmpty, "a strong-auth request with an empty token")
+                case .redeemCode(let grant): try fuzzCheck(!grant.continuationToken.isEmpty, "an MFA grant with an empty token")
+                case .redeemContinuation(let grant): try fuzzCheck(!grant.continuationToken.isEmpty, "a registration grant with an empty token")
+                case .methodsListed(let methods): try fuzzCheck(!methods.isEmpty && methods.count <= 16, "no or too many methods")
+                case .codeRequired(_, _, let length): try fuzzCheck((1...64).contains(length), "a code length out of range")
+                case .failed(_, _, let canRetry):
+                    if canRetry {
+                        switch flow.stage {
+                        case .awaitingMethod, .awaitingCode: break
+                        default: throw FuzzFailure("a retryable failure that does not wait for the app")
+                        }
+                    }
+                }
+                if case .error(let error) = answer, depth == 3, kind == .multiFactor {
+                    var redeeming = flow
+                    _ = redeeming.redeemFailed(error)
+                }
+            }
         }
     }
 }

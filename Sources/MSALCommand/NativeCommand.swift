@@ -82,6 +82,8 @@ struct NativeSession {
             configuration = MSALNativeAuthPublicClientApplicationConfig(clientId: clientId, authority: try MSALCIAMAuthority(url: url),
                                                                         challengeTypes: try native.resolvedChallengeTypes())
         }
+        // The terminal can run a second factor and register a strong method, so it declares both.
+        configuration.capabilities = [.mfaRequired, .registrationRequired]
         configuration.redirectUri = options.resolvedRedirectUri
         configuration.httpClient = try factory.makeHTTPClient()
         configuration.cacheConfig.storage = factory.cache.storage
@@ -109,7 +111,9 @@ struct NativeSession {
     /// the error ends the command. The same loop for sign-in, sign-up and password reset.
     static func enterCode<State: Sendable, Done>(_ first: MSALNativeAuthCodeRequired<State>,
                                                  submit: (State, String) async throws -> Done,
-                                                 resend: (State) async throws -> MSALNativeAuthCodeRequired<State>) async throws -> Done {
+                                                 resend: (State) async throws -> MSALNativeAuthCodeRequired<State>,
+                                                 isWrongCode: (any Error) -> Bool = { ($0 as? VerifyCodeError)?.isInvalidCode == true })
+        async throws -> Done {
         var state = first.newState
         var sentTo = first.sentTo
         var wrong = 0
@@ -122,8 +126,8 @@ struct NativeSession {
             }
             do {
                 return try await submit(state, typed)
-            } catch let error as VerifyCodeError {
-                guard error.isInvalidCode, wrong + 1 < attempts else { throw error }
+            } catch {
+                guard isWrongCode(error), wrong + 1 < attempts else { throw error }
                 wrong += 1
                 CLI.err("That code is not right.")
             }
@@ -177,8 +181,10 @@ struct NativeSignInCommand: AsyncParsableCommand {
                 let result: MSALNativeAuthUserAccountResult
                 switch try await session.application.signIn(parameters: parameters) {
                 case .completed(let done): result = done
-                case .codeRequired(let sent): result = try await Self.enterCode(sent)
-                case .passwordRequired(let state): result = try await Self.enterPassword(state)
+                case .codeRequired(let sent): result = try await NativeSession.finish(try await Self.enterCode(sent))
+                case .passwordRequired(let state): result = try await NativeSession.finish(try await Self.enterPassword(state))
+                case .awaitingMFA(let methods, let state): result = try await NativeSession.secondFactor(methods, state)
+                case .strongAuthMethodRegistration(let methods, let state): result = try await NativeSession.register(methods, state)
                 }
                 try session.signedIn(result.account, "Signed in as")
             } catch let error as MSALNativeAuthError {
@@ -187,11 +193,11 @@ struct NativeSignInCommand: AsyncParsableCommand {
         }
     }
 
-    static func enterCode(_ sent: MSALNativeAuthCodeRequired<SignInCodeRequiredState>) async throws -> MSALNativeAuthUserAccountResult {
+    static func enterCode(_ sent: MSALNativeAuthCodeRequired<SignInCodeRequiredState>) async throws -> SignInOutcome {
         try await NativeSession.enterCode(sent, submit: { try await $0.submitCode(code: $1) }, resend: { try await $0.resendCode() })
     }
 
-    static func enterPassword(_ state: SignInPasswordRequiredState) async throws -> MSALNativeAuthUserAccountResult {
+    static func enterPassword(_ state: SignInPasswordRequiredState) async throws -> SignInOutcome {
         var wrong = 0
         while true {
             do {
@@ -246,7 +252,7 @@ struct NativeSignUpCommand: AsyncParsableCommand {
                     case .completed(let state):
                         let signIn = MSALNativeAuthSignInAfterSignUpParameters()
                         signIn.scopes = options.resolvedScopes
-                        let result = try await state.signIn(parameters: signIn)
+                        let result = try await NativeSession.finish(try await state.signIn(parameters: signIn))
                         try session.signedIn(result.account, "Signed up and signed in as")
                         return
                     case .passwordRequired(let state):
@@ -308,7 +314,7 @@ struct NativeResetPasswordCommand: AsyncParsableCommand {
                         let done = try await passwordState.submitPassword(password: try NativeSession.password("New password: "))
                         let signIn = MSALNativeAuthSignInAfterResetPasswordParameters()
                         signIn.scopes = options.resolvedScopes
-                        let result = try await done.signIn(parameters: signIn)
+                        let result = try await NativeSession.finish(try await done.signIn(parameters: signIn))
                         try session.signedIn(result.account, "Password reset; signed in as")
                         return
                     } catch let error as PasswordRequiredError {

@@ -14,6 +14,11 @@ extension EmulatorConfiguration {
     public static let customerWithPassword = "ada@example.org"
     /// The demo customer who signs in with an emailed one-time passcode.
     public static let customerWithCode = "olivia@example.org"
+    /// The demo customer whose sign-in (password `Passw0rd!`) needs a second factor: a code sent to
+    /// `mary.backup@example.org` (method `email-1`) or by text to `+1 555 0100` (method `sms-1`).
+    public static let customerWithMFA = "mary@example.org"
+    /// The demo customer (password `Passw0rd!`) who must register a strong method at their next sign-in.
+    public static let customerRegistering = "linus@example.org"
 
     /// The demo External ID tenant.
     public static var externalIDTenant: EmulatedTenant {
@@ -28,6 +33,11 @@ extension EmulatorConfiguration {
                          mail: customerWithPassword),
             EmulatedUser(username: customerWithCode, password: "", objectId: "4f3e2d1c-0b9a-4877-a665-544332211009",
                          homeTenantId: externalTenantId, displayName: "Olivia Code", mail: customerWithCode),
+            EmulatedUser(username: customerWithMFA, password: "Passw0rd!", objectId: "5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e",
+                         homeTenantId: externalTenantId, displayName: "Mary Jackson", givenName: "Mary", surname: "Jackson",
+                         mail: customerWithMFA),
+            EmulatedUser(username: customerRegistering, password: "Passw0rd!", objectId: "6c7d8e9f-0a1b-4c2d-9e3f-4a5b6c7d8e9f",
+                         homeTenantId: externalTenantId, displayName: "Linus Register", mail: customerRegistering),
         ]
     }
 
@@ -62,6 +72,47 @@ public struct NativeAuthSettings: Codable, Sendable, Equatable {
         }
     }
 
+    /// A strong authentication method of a customer: where a second-factor code goes.
+    public struct StrongMethod: Codable, Sendable, Equatable {
+        /// The method's id, as `introspect` lists it.
+        public var id: String
+        /// `email` or `sms`.
+        public var channel: String
+        /// The address or phone number the code goes to.
+        public var target: String
+        /// Whether the service refuses to send codes to it (`provider_blocked_by_rep`).
+        public var blocked: Bool
+
+        public init(id: String, channel: String = "email", target: String, blocked: Bool = false) {
+            self.id = id
+            self.channel = channel
+            self.target = target
+            self.blocked = blocked
+        }
+
+        enum CodingKeys: String, CodingKey { case id, channel, target, blocked }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            id = try c.decode(String.self, forKey: .id)
+            channel = try c.decodeIfPresent(String.self, forKey: .channel) ?? "email"
+            target = try c.decode(String.self, forKey: .target)
+            blocked = try c.decodeIfPresent(Bool.self, forKey: .blocked) ?? false
+        }
+    }
+
+    /// A customer the tenant requires a strong method of: with methods, every sign-in needs a second factor
+    /// (`mfa_required`); without, the user registers one at sign-in (`registration_required`).
+    public struct StrongAuthUser: Codable, Sendable, Equatable {
+        public var username: String
+        public var methods: [StrongMethod]
+
+        public init(username: String, methods: [StrongMethod]) {
+            self.username = username
+            self.methods = methods
+        }
+    }
+
     /// Whether sign-up sets a password (the "email with password" user flow); false: email one-time passcode only.
     public var signUpWithPassword: Bool
     /// The attributes sign-up collects. Default: `displayName` (required) and `city` (optional).
@@ -72,19 +123,36 @@ public struct NativeAuthSettings: Codable, Sendable, Equatable {
     public var resetPasswordPolls: Int
     /// The `poll_interval` (seconds) a password reset tells the client to wait between polls.
     public var resetPasswordPollInterval: Int
+    /// The customers who need a strong method. Default: ``EmulatorConfiguration/customerWithMFA`` (two methods)
+    /// and ``EmulatorConfiguration/customerRegistering`` (none yet).
+    public var strongAuthentication: [StrongAuthUser]
+    /// Contacts the service refuses to register or send codes to (`provider_blocked_by_rep`).
+    public var blockedContacts: [String]
+
+    public static let defaultStrongAuthentication = [
+        StrongAuthUser(username: EmulatorConfiguration.customerWithMFA,
+                       methods: [StrongMethod(id: "email-1", target: "mary.backup@example.org"),
+                                 StrongMethod(id: "sms-1", channel: "sms", target: "+15550100")]),
+        StrongAuthUser(username: EmulatorConfiguration.customerRegistering, methods: []),
+    ]
 
     public init(signUpWithPassword: Bool = true,
                 signUpAttributes: [Attribute] = [Attribute(name: "displayName", required: true), Attribute(name: "city", required: false)],
-                passwordMinimumLength: Int = 8, resetPasswordPolls: Int = 1, resetPasswordPollInterval: Int = 1) {
+                passwordMinimumLength: Int = 8, resetPasswordPolls: Int = 1, resetPasswordPollInterval: Int = 1,
+                strongAuthentication: [StrongAuthUser] = NativeAuthSettings.defaultStrongAuthentication,
+                blockedContacts: [String] = ["blocked@example.org"]) {
         self.signUpWithPassword = signUpWithPassword
         self.signUpAttributes = signUpAttributes
         self.passwordMinimumLength = passwordMinimumLength
         self.resetPasswordPolls = resetPasswordPolls
         self.resetPasswordPollInterval = resetPasswordPollInterval
+        self.strongAuthentication = strongAuthentication
+        self.blockedContacts = blockedContacts
     }
 
     enum CodingKeys: String, CodingKey {
         case signUpWithPassword, signUpAttributes, passwordMinimumLength, resetPasswordPolls, resetPasswordPollInterval
+        case strongAuthentication, blockedContacts
     }
 
     /// Decodes settings; absent fields keep their defaults.
@@ -96,5 +164,7 @@ public struct NativeAuthSettings: Codable, Sendable, Equatable {
         passwordMinimumLength = try c.decodeIfPresent(Int.self, forKey: .passwordMinimumLength) ?? base.passwordMinimumLength
         resetPasswordPolls = try c.decodeIfPresent(Int.self, forKey: .resetPasswordPolls) ?? base.resetPasswordPolls
         resetPasswordPollInterval = try c.decodeIfPresent(Int.self, forKey: .resetPasswordPollInterval) ?? base.resetPasswordPollInterval
+        strongAuthentication = try c.decodeIfPresent([StrongAuthUser].self, forKey: .strongAuthentication) ?? base.strongAuthentication
+        blockedContacts = try c.decodeIfPresent([String].self, forKey: .blockedContacts) ?? base.blockedContacts
     }
 }

@@ -117,6 +117,8 @@ package actor EmulatorCore {
     var securePort: Int?
     /// Native-authentication flows in progress, by their current continuation token.
     var nativeAuthFlows: [String: NativeAuthFlow] = [:]
+    /// Strong methods users registered during sign-in (`register/v1.0/*`), by user object id.
+    var registeredStrongMethods: [String: [NativeAuthSettings.StrongMethod]] = [:]
     /// One-time passcodes the emulator sent (`GET /_emulator/native-auth/codes`), oldest first, at most 256.
     var sentCodes: [SentCode] = []
     /// Token requests received per `grant_type` (`GET /_emulator/stats`), for tests that count requests.

@@ -15,6 +15,9 @@ struct EntraError: Error, Sendable {
     var requiredAttributes: [NativeAuthSettings.Attribute]?
     /// Native authentication: the attributes that failed validation (`attribute_validation_failed`).
     var invalidAttributes: [String]?
+    /// Native authentication: the service wants a browser sign-in; answered as `200 {"challenge_type": "redirect"}`
+    /// with this `redirect_reason` instead of an error.
+    var redirectReason: String?
 
     var codeText: String { "\(prefix)\(code)" }
 
@@ -24,6 +27,10 @@ struct EntraError: Error, Sendable {
 
     /// The JSON answer of the token and device-code endpoints.
     func response(_ request: EmulatorRequest, clock: EmulatorClock) -> EmulatorResponse {
+        if let redirectReason {
+            return .json(["challenge_type": "redirect", "redirect_reason": redirectReason],
+                         headers: [("client-request-id", request.correlationId)])
+        }
         let traceId = UUID().uuidString.lowercased()
         let correlationId = request.correlationId
         let formatter = DateFormatter()
@@ -62,6 +69,11 @@ struct EntraError: Error, Sendable {
     /// The parameters for an error redirect to the client.
     var redirectParameters: [(String, String)] {
         [("error", error), ("error_description", "\(codeText): \(message)")]
+    }
+
+    /// Native authentication's `redirect` answer (see ``redirectReason``).
+    static func redirect(_ reason: String) -> EntraError {
+        EntraError(error: "redirect", code: 0, message: reason, status: 200, redirectReason: reason)
     }
 
     static func missing(_ parameter: String) -> EntraError {

@@ -20,7 +20,8 @@ extension EmulatorCore {
                 return ["challenge_type": "redirect", "redirect_reason": "Password reset verifies the email with a code."]
             }
             return ["continuation_token": startFlow(NativeAuthFlow(clientId: app.clientId, userId: user.objectId, tenantId: tenant.id,
-                                                                   stage: .resetStarted, expiresAt: now + Self.continuationTokenLifetime))]
+                                                                   stage: .resetStarted, expiresAt: now + Self.continuationTokenLifetime,
+                                                                   capabilities: nativeAuthCapabilities(request)))]
         }
         let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
         guard let user = user(id: flow.userId) else {

@@ -7,6 +7,10 @@ package enum NativeAuthEndpoint: String, Sendable, Equatable {
     case signInInitiate
     /// `POST /{tenant}/oauth2/v2.0/challenge`.
     case signInChallenge
+    /// `POST /{tenant}/oauth2/v2.0/introspect`: the user's strong methods for a second factor.
+    case signInIntrospect
+    /// `POST /{tenant}/register/v1.0/introspect`, `/challenge`, `/continue`: registering a strong method at sign-in.
+    case registerIntrospect, registerChallenge, registerContinue
     /// `POST /{tenant}/signup/v1.0/start`, `/challenge`, `/continue`.
     case signUpStart, signUpChallenge, signUpContinue
     /// `POST /{tenant}/resetpassword/v1.0/start`, `/challenge`, `/continue`, `/submit`, `/poll_completion`.
@@ -36,6 +40,20 @@ struct NativeAuthFlow: Sendable {
         case resetSubmitted(newPassword: String, pollsLeft: Int)
         /// Sign-up or password reset is done: the token is redeemed with `grant_type=continuation_token`.
         case completed
+        /// The first factor passed and the user needs a second (`mfa_required`): `introspect` lists the user's
+        /// strong methods, `challenge` with one's `id` sends a code to it.
+        case mfaRequired
+        /// A code was sent to the strong method `methodId`: redeemed with `grant_type=mfa_oob` (or `oob`).
+        case mfaCodeSent(methodId: String, code: String)
+        /// The first factor passed and the user must register a strong method (`registration_required`).
+        case registrationRequired
+        /// A code was sent to the contact being registered; `register/v1.0/continue` checks it.
+        case registrationCodeSent(NativeAuthSettings.StrongMethod, code: String)
+        /// The contact being registered is already verified (the sign-in email): `continue` without a code.
+        case registrationPreverified(NativeAuthSettings.StrongMethod)
+        /// A strong method was registered: the token is redeemed with `grant_type=continuation_token`, no second
+        /// factor asked again.
+        case strongAuthCompleted
     }
 
     var clientId: String
@@ -44,6 +62,9 @@ struct NativeAuthFlow: Sendable {
     var tenantId: String
     var stage: Stage
     var expiresAt: Date
+    /// What the app declared it can do (`capabilities`, or `capability` as Microsoft's reference spells it):
+    /// `mfa_required`, `registration_required`.
+    var capabilities: Set<String> = []
 }
 
 /// A one-time passcode the emulator "mailed" to a user, readable through `GET /_emulator/native-auth/codes`.
@@ -83,10 +104,16 @@ extension EmulatorCore {
                     throw EntraError(error: "user_not_found", code: 50034, message: "The user account does not exist in the directory.")
                 }
                 let token = startFlow(NativeAuthFlow(clientId: app.clientId, userId: user.objectId, tenantId: tenant.id,
-                                                     stage: .started, expiresAt: now + Self.continuationTokenLifetime))
+                                                     stage: .started, expiresAt: now + Self.continuationTokenLifetime,
+                                                     capabilities: nativeAuthCapabilities(request)))
                 return .json(["continuation_token": token], headers: headers)
+            case .signInIntrospect, .registerIntrospect, .registerChallenge, .registerContinue:
+                return .json(try nativeStrongAuth(endpoint, app: app, challengeTypes: challengeTypes, request), headers: headers)
             case .signInChallenge:
                 let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+                if [.mfaRequired].contains(flow.stage) || flow.isMFACodeSent {
+                    return .json(try mfaChallenge(token: token, flow: flow, request), headers: headers)
+                }
                 guard let user = user(id: flow.userId) else {
                     throw EntraError(error: "user_not_found", code: 50034, message: "The user account does not exist in the directory.")
                 }
@@ -137,6 +164,7 @@ extension EmulatorCore {
     /// `grant_type=oob`: the one-time passcode step of a native sign-in.
     func nativeAuthCodeGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
         let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+        if flow.isMFACodeSent { return try mfaCodeGrant(app, context, request) }
         guard case .codeSent(let code) = flow.stage, let user = user(id: flow.userId) else {
             throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid for this step.")
         }
@@ -150,9 +178,12 @@ extension EmulatorCore {
 
     /// The grant a completed native sign-in redeems: the flow ends (its token cannot be used again), the scopes it
     /// asks for are consented by the user flow.
+    ///
+    /// Unless `secondFactorDone`, a user the tenant requires a strong method of is stopped here (``strongAuthGate``).
     func nativeAuthGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest,
-                                 token: String, flow: NativeAuthFlow, user: EmulatedUser) throws(EntraError) -> Grant {
+                         token: String, flow: NativeAuthFlow, user: EmulatedUser, secondFactorDone: Bool = false) throws(EntraError) -> Grant {
         guard let scopes = try parseScopes(request, app: app, required: true) else { throw EntraError.missing("scope") }
+        if !secondFactorDone { try strongAuthGate(token: token, flow: flow, user: user) }
         guard let tenant = config.tenants.first(where: { $0.id == flow.tenantId }) else {
             throw EntraError(error: "user_not_found", code: 50034, message: "The user account does not exist in the directory.")
         }

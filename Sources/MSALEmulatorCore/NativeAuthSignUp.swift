@@ -39,7 +39,8 @@ extension EmulatorCore {
                 draft.attributes = try signUpAttributes(text, token: nil)
             }
             return ["continuation_token": startFlow(NativeAuthFlow(clientId: app.clientId, userId: "", tenantId: tenant.id,
-                                                                   stage: .signUpStarted(draft), expiresAt: now + Self.continuationTokenLifetime))]
+                                                                   stage: .signUpStarted(draft), expiresAt: now + Self.continuationTokenLifetime,
+                                                                   capabilities: nativeAuthCapabilities(request)))]
         case .signUpChallenge:
             let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
             var next = flow
@@ -171,12 +172,13 @@ extension EmulatorCore {
     /// `grant_type=continuation_token`: the sign-in that follows a completed sign-up or password reset.
     func nativeAuthContinuationGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
         let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
-        guard flow.stage == .completed, let user = user(id: flow.userId) else {
+        guard flow.stage == .completed || flow.stage == .strongAuthCompleted, let user = user(id: flow.userId) else {
             throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid for this step.")
         }
         if let username = request.form["username"], username.lowercased() != user.username.lowercased() {
             throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token was issued for another user.")
         }
-        return try nativeAuthGrant(app, context, request, token: token, flow: flow, user: user)
+        return try nativeAuthGrant(app, context, request, token: token, flow: flow, user: user,
+                                   secondFactorDone: flow.stage == .strongAuthCompleted)
     }
 }

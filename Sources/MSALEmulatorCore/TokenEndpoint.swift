@@ -21,6 +21,7 @@ extension EmulatorCore {
             case "password" where request.form["continuation_token"] != nil:
                 grant = try nativeAuthPasswordGrant(app, context, request)
             case "oob": grant = try nativeAuthCodeGrant(app, context, request)
+            case "mfa_oob": grant = try mfaCodeGrant(app, context, request)
             case "continuation_token": grant = try nativeAuthContinuationGrant(app, context, request)
             case "password": grant = try passwordGrant(app, context, request)
             case EmulatorCore.jwtBearerGrant: grant = try onBehalfOfGrant(client, context, request)

@@ -23,12 +23,14 @@ struct NativeAuthAPITests {
     }
 
     static func makeApp(_ emulator: IdentityEmulator, challengeTypes: MSALNativeAuthChallengeTypes = [.OOB, .password],
+                        capabilities: MSALNativeAuthCapabilities = [],
                         http: MSALRecordingHTTPClient = MSALRecordingHTTPClient(),
                         storage: MSALInMemoryTokenCacheStorage = MSALInMemoryTokenCacheStorage()) throws
         -> MSALNativeAuthPublicClientApplication {
         let authority = try MSALCIAMAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(tenant)")!)
         let config = MSALNativeAuthPublicClientApplicationConfig(clientId: clientId, authority: authority,
                                                                  challengeTypes: challengeTypes)
+        config.capabilities = capabilities
         config.httpClient = http
         config.cacheConfig.storage = storage
         return try MSALNativeAuthPublicClientApplication(nativeAuthConfiguration: config)
@@ -63,7 +65,7 @@ struct NativeAuthAPITests {
             #expect(error.isInvalidCode && !error.isBrowserRequired)
         }
         let code = try await Self.lastCode(emulator, for: Self.codeUser)
-        let result = try await sent.newState.submitCode(code: code)
+        let result = try #require(try await sent.newState.submitCode(code: code).result)
         #expect(result.account.username == Self.codeUser)
         #expect(result.idToken != nil)
         #expect(try app.allAccounts().map(\.username) == [Self.codeUser])
@@ -101,7 +103,7 @@ struct NativeAuthAPITests {
         let newCode = try await Self.lastCode(emulator, for: Self.codeUser)
         #expect(second.codeLength == 8)
         await #expect(throws: VerifyCodeError.self) { _ = try await second.newState.submitCode(code: oldCode == newCode ? "0" : oldCode) }
-        let result = try await second.newState.submitCode(code: newCode)
+        let result = try #require(try await second.newState.submitCode(code: newCode).result)
         #expect(result.account.username == Self.codeUser)
     }
 

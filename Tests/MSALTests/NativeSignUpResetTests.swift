@@ -54,7 +54,7 @@ struct NativeSignUpResetTests {
         }
         let parameters = MSALNativeAuthSignInAfterSignUpParameters()
         parameters.scopes = ["User.Read"]
-        let result = try await signInState.signIn(parameters: parameters)
+        let result = try #require(try await signInState.signIn(parameters: parameters).result)
         #expect(result.account.username == username)
         #expect(try await result.getAccessToken().scopes.contains { $0.hasSuffix("User.Read") })
         // The sign-up's last token signs in once.
@@ -109,7 +109,7 @@ struct NativeSignUpResetTests {
         guard case .completed(let state) = try await sent.newState.submitCode(code: code) else {
             Issue.record("expected the account to be created at once"); return
         }
-        let result = try await state.signIn()
+        let result = try #require(try await state.signIn().result)
         #expect(result.account.username == "hedy@example.org")
     }
 
@@ -162,7 +162,7 @@ struct NativeSignUpResetTests {
             #expect(error.isInvalidPassword)
         }
         let signInState = try await passwordState.submitPassword(password: "N3w!Passw0rd")
-        let result = try await signInState.signIn()
+        let result = try #require(try await signInState.signIn().result)
         #expect(result.account.username == user)
 
         let old = MSALNativeAuthSignInParameters(username: user)

@@ -15,6 +15,10 @@ package enum NativeAuthAnswer: Sendable, Equatable {
     case passwordSubmitted(token: String, pollInterval: Int)
     /// How a password reset stands (`poll_completion`): `succeeded` carries the token to sign in with.
     case resetStatus(String, token: String?)
+    /// The user's strong authentication methods (`introspect`, `register/v1.0/introspect`).
+    case methods(token: String, [NativeAuthMethod])
+    /// The contact being registered is already verified (`register/v1.0/challenge` answered `preverified`).
+    case preverified(token: String)
     /// An OAuth error answer.
     case error(NativeAuthServerError)
     /// An answer MSAL cannot use (not JSON, a missing field, an unknown challenge type).
@@ -41,6 +45,12 @@ package enum NativeAuthAnswer: Sendable, Equatable {
             guard interval.isFinite, interval >= 0, interval <= 300 else { return .malformed("A poll interval out of range.") }
             return .passwordSubmitted(token: token, pollInterval: Int(interval))
         }
+        if case .array(let entries)? = object["methods"] {
+            guard let token = string("continuation_token") else { return .malformed("A methods answer without a continuation token.") }
+            let methods = entries.prefix(16).compactMap(NativeAuthMethod.init)
+            guard !methods.isEmpty else { return .malformed("A methods answer without a usable method.") }
+            return .methods(token: token, methods)
+        }
         switch string("challenge_type")?.lowercased() {
         case "redirect"?:
             return .browserRequired(reason: string("redirect_reason"))
@@ -50,8 +60,11 @@ package enum NativeAuthAnswer: Sendable, Equatable {
                   length == length.rounded() else {
                 return .malformed("An oob challenge without a code length.")
             }
-            return .codeSent(token: token, sentTo: string("challenge_target_label") ?? "",
+            return .codeSent(token: token, sentTo: string("challenge_target_label") ?? string("challenge_target") ?? "",
                              channel: string("challenge_channel") ?? "email", codeLength: Int(length))
+        case "preverified"?:
+            guard let token = string("continuation_token") else { return .malformed("A preverified answer without a continuation token.") }
+            return .preverified(token: token)
         case "password"?:
             guard let token = string("continuation_token") else { return .malformed("A password challenge without a continuation token.") }
             return .passwordRequired(token: token)
@@ -146,5 +159,32 @@ package struct NativeAuthAttribute: Sendable, Equatable {
         self.type = type
         self.required = required
         self.regex = regex
+    }
+}
+
+/// A strong authentication method of the user (`introspect`'s `methods`).
+package struct NativeAuthMethod: Sendable, Equatable {
+    package var id: String
+    package var challengeType: String
+    package var channel: String
+    package var loginHint: String?
+
+    package init(id: String, challengeType: String, channel: String, loginHint: String?) {
+        self.id = id
+        self.challengeType = challengeType
+        self.channel = channel
+        self.loginHint = loginHint
+    }
+
+    /// A method of the answer; nil without an id.
+    init?(_ entry: JSONValue) {
+        guard case .object(let fields) = entry else { return nil }
+        func string(_ name: String, _ limit: Int) -> String? {
+            guard case .string(let value)? = fields[name], !value.isEmpty, value.utf8.count <= limit else { return nil }
+            return value
+        }
+        guard let id = string("id", 256) else { return nil }
+        self.init(id: id, challengeType: string("challenge_type", 64) ?? "oob", channel: string("challenge_channel", 64) ?? "email",
+                  loginHint: string("login_hint", 512))
     }
 }

@@ -93,36 +93,3 @@ actor NativeFlowSession<Machine: NativeFlowMachine> {
         return answer
     }
 }
-
-/// The sign-in after a sign-up or a password reset: `grant_type=continuation_token` with the flow's last token (no
-/// second code or password).
-package struct NativeAuthContinuationGrant: TokenGrant, Equatable {
-    static let grantType = "continuation_token"
-
-    package var clientId: String
-    package var continuationToken: String
-    package var username: String
-    package var scopes: [String]
-    package var challengeTypes: NativeAuthChallengeTypes
-    package var claims: String?
-
-    package init(clientId: String, continuationToken: String, username: String, scopes: [String],
-                 challengeTypes: NativeAuthChallengeTypes, claims: String?) {
-        self.clientId = clientId
-        self.continuationToken = continuationToken
-        self.username = username
-        self.scopes = scopes
-        self.challengeTypes = challengeTypes
-        self.claims = claims
-    }
-
-    var formParameters: [(String, String)] {
-        var pairs: [(String, String)] = [
-            ("client_id", clientId), ("grant_type", Self.grantType), ("continuation_token", continuationToken),
-            ("username", username), ("scope", NativeAuthScopes.parameter(scopes)), ("client_info", "true"),
-            ("challenge_type", challengeTypes.parameter),
-        ]
-        if let claims { pairs.append(("claims", claims)) }
-        return pairs
-    }
-}

@@ -15,6 +15,11 @@ package struct NativeSignInFlow: Sendable, Equatable {
         case redeemPassword(NativeAuthPasswordGrant)
         /// Redeem the one-time passcode grant.
         case redeemCode(NativeAuthCodeGrant)
+        /// Redeem the last token of a sign-up or password reset (the sign-in after it).
+        case redeemContinuation(NativeAuthContinuationGrant)
+        /// The first factor passed; the tenant wants a second one or a strong method registered first
+        /// (``NativeStrongAuthFlow``), going on with this token.
+        case strongAuthRequired(NativeStrongAuthFlow.Kind, continuationToken: String)
         /// Ask the app for the code sent to `sentTo` (`SignInCodeRequiredState`).
         case codeRequired(sentTo: String, channel: String, codeLength: Int)
         /// Ask the app for the password (`SignInPasswordRequiredState`).
@@ -70,6 +75,15 @@ package struct NativeSignInFlow: Sendable, Equatable {
         }
         stage = .initiated
         return .initiate(username: username, challengeTypes: challengeTypes.parameter)
+    }
+
+    /// The sign-in that ends a sign-up or a password reset: the flow's last token redeemed once.
+    package mutating func startAfterFlow(continuationToken: String) -> Step {
+        guard case .start = stage else { return .failed(.general("The sign-in already started."), canRetry: false) }
+        stage = .redeeming(continuationToken: continuationToken, password: false)
+        return .redeemContinuation(NativeAuthContinuationGrant(clientId: clientId, continuationToken: continuationToken,
+                                                               username: username, scopes: scopes, challengeTypes: challengeTypes,
+                                                               claims: claims))
     }
 
     /// The answer of `initiate` or `challenge`.
@@ -155,6 +169,12 @@ package struct NativeSignInFlow: Sendable, Equatable {
         guard case .redeeming(let token, let password) = stage else {
             return .failed(.general("No grant is being redeemed."), canRetry: false)
         }
+        if error.error == "invalid_grant", let next = error.continuationToken,
+           let strong: NativeStrongAuthFlow.Kind = error.suberror == "mfa_required" ? .multiFactor
+               : error.suberror == "registration_required" ? .registration : nil {
+            stage = .finished
+            return .strongAuthRequired(strong, continuationToken: next)
+        }
         let kind = NativeSignInError.tokenError(error, password: password)
         switch kind {
         case .invalidCode:
@@ -226,6 +246,18 @@ enum NativeAuthMessages {
     static let passwordChangeRequired = "A password change is required before signing in. "
     /// AADSTS50076: the tenant requires multi-factor authentication, which this app does not handle.
     static let multiFactorRequired = "Multi-factor authentication is required: sign in in the browser. "
+    /// `provider_blocked_by_rep` on a strong method or a contact.
+    static let methodBlocked = "The service blocked this authentication method: choose another. "
+    static let contactBlocked = "The service blocked this verification contact: give another. "
+
+    /// `message`, explained when `kind` is a blocked method or contact.
+    static func blocked(_ kind: NativeAuthErrorKind, _ message: String) -> String {
+        switch kind {
+        case .authMethodBlocked: methodBlocked + message
+        case .verificationContactBlocked: contactBlocked + message
+        default: message
+        }
+    }
 
     /// `message` with the explanation its error codes call for, if any.
     static func explained(_ message: String, codes: [Int]) -> String {

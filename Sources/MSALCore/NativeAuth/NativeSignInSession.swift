@@ -1,13 +1,17 @@
 import Foundation
 
-/// One native sign-in in progress: its state machine (``NativeSignInFlow``) driven against the service through the
-/// app's ``NativeAuthClient``. The state objects an app holds share it; an actor, so that two calls on one state
-/// cannot interleave their changes of the machine.
+/// One native sign-in in progress: its state machines (``NativeSignInFlow``, then ``NativeStrongAuthFlow`` when the
+/// tenant wants a second factor or a strong method registered) driven against the service through the app's
+/// ``NativeAuthClient``. The state objects an app holds share it; an actor, so that two calls on one state cannot
+/// interleave their changes of the machine.
 actor NativeSignInSession {
     /// Where a call left the sign-in.
     enum Outcome: Sendable {
         case codeRequired(sentTo: String, channel: String, codeLength: Int)
         case passwordRequired
+        /// The tenant wants a second factor (`multiFactor`) or a strong method registered first: the app picks
+        /// one of `methods`.
+        case methodsListed(NativeStrongAuthFlow.Kind, [NativeAuthMethod])
         case completed(MSALResult)
         /// `canRetry`: the state the call was made on is still usable (a wrong code or password).
         case failed(NativeAuthErrorKind, message: String?, errorCodes: [Int], canRetry: Bool)
@@ -18,6 +22,8 @@ actor NativeSignInSession {
     /// The scopes the sign-in asked for (the app's).
     let scopes: [String]
     private var flow: NativeSignInFlow
+    /// The second factor or registration, once the first factor passed and the tenant asked for it.
+    private var strongAuth: NativeStrongAuthFlow?
     /// The last OAuth error the service answered, for the error codes of the public error.
     private var lastServerError: NativeAuthServerError?
 
@@ -35,6 +41,25 @@ actor NativeSignInSession {
     func submitCode(_ code: String) async -> Outcome { await drive(flow.submitCode(code)) }
     func submitPassword(_ password: String) async -> Outcome { await drive(flow.submitPassword(password)) }
     func resendCode() async -> Outcome { await drive(flow.resendCode()) }
+    /// The sign-in after a sign-up or a password reset.
+    func startAfterFlow(continuationToken: String) async -> Outcome {
+        await drive(flow.startAfterFlow(continuationToken: continuationToken))
+    }
+
+    /// A code to a second-factor method.
+    func requestChallenge(_ method: NativeAuthMethod) async -> Outcome {
+        await driveStrong { $0.requestChallenge(method) }
+    }
+
+    /// A strong method to register, with the contact its codes go to.
+    func challengeContact(_ method: NativeAuthMethod, contact: String) async -> Outcome {
+        await driveStrong { $0.challengeContact(method, contact: contact) }
+    }
+
+    /// The code of the second factor or of the registration.
+    func submitChallenge(_ code: String) async -> Outcome {
+        await driveStrong { $0.submitCode(code) }
+    }
 
     /// Runs the machine's steps until it asks the app for something, completes, or fails.
     private func drive(_ first: NativeSignInFlow.Step) async -> Outcome {
@@ -60,6 +85,17 @@ actor NativeSignInSession {
                 case .next(let next): step = next
                 case .done(let result): return .completed(result)
                 }
+            case .redeemContinuation(let grant):
+                switch await redeem(grant) {
+                case .next(let next): step = next
+                case .done(let result): return .completed(result)
+                }
+            case .strongAuthRequired(let kind, let token):
+                let machine = NativeStrongAuthFlow(kind: kind, continuationToken: token, clientId: client.clientId,
+                                                   username: flow.username, scopes: flow.scopes,
+                                                   challengeTypes: flow.challengeTypes, claims: flow.claims)
+                strongAuth = machine
+                return await driveStrong { $0.start() }
             case .codeRequired(let sentTo, let channel, let codeLength):
                 return .codeRequired(sentTo: sentTo, channel: channel, codeLength: codeLength)
             case .passwordRequired:
@@ -68,6 +104,79 @@ actor NativeSignInSession {
                 return failure(error, canRetry: canRetry)
             }
         }
+    }
+
+    /// Runs the strong-authentication machine from `first` (a call on it) until it asks the app for something,
+    /// completes, or fails.
+    private func driveStrong(_ first: (inout NativeStrongAuthFlow) -> NativeStrongAuthFlow.Step) async -> Outcome {
+        guard var machine = strongAuth else {
+            return .failed(.general, message: "No second factor or registration is in progress.", errorCodes: [], canRetry: false)
+        }
+        lastServerError = nil
+        var step = first(&machine)
+        strongAuth = machine
+        while true {
+            switch step {
+            case .introspect(let path, let token):
+                step = await strongStep { $0.received(await self.post(path, [("continuation_token", token)])) }
+            case .challengeMethod(let token, let id, let types):
+                step = await strongStep {
+                    $0.received(await self.post("oauth2/v2.0/challenge", [("continuation_token", token), ("challenge_type", types), ("id", id)]))
+                }
+            case .challengeContact(let token, let method, let contact, let types):
+                let form = [("continuation_token", token), ("challenge_type", types), ("challenge_target", contact),
+                            ("challenge_channel", method.channel)]
+                step = await strongStep { $0.received(await self.post("register/v1.0/challenge", form)) }
+            case .registerContinue(let token, let code):
+                var form = [("continuation_token", token)]
+                form += code.map { [("grant_type", "oob"), ("oob", $0)] } ?? [("grant_type", "continuation_token")]
+                step = await strongStep { $0.received(await self.post("register/v1.0/continue", form)) }
+            case .redeemCode(let grant):
+                if let result = await redeemStrong(grant, next: &step) { return .completed(result) }
+            case .redeemContinuation(let grant):
+                if let result = await redeemStrong(grant, next: &step) { return .completed(result) }
+            case .methodsListed(let methods):
+                return .methodsListed(machine.kind, methods)
+            case .codeRequired(let sentTo, let channel, let length):
+                return .codeRequired(sentTo: sentTo, channel: channel, codeLength: length)
+            case .failed(let kind, let message, let canRetry):
+                let codes = lastServerError?.errorCodes ?? []
+                return .failed(kind, message: message, errorCodes: codes, canRetry: canRetry)
+            }
+        }
+    }
+
+    /// Applies `change` (which may await the service) to the strong-authentication machine.
+    private func strongStep(_ change: (inout NativeStrongAuthFlow) async -> NativeStrongAuthFlow.Step) async -> NativeStrongAuthFlow.Step {
+        guard var machine = strongAuth else { return .failed(.general, message: "No step is in progress.", canRetry: false) }
+        let step = await change(&machine)
+        strongAuth = machine
+        return step
+    }
+
+    private func post(_ path: String, _ form: [(String, String)]) async -> NativeAuthAnswer {
+        note(await client.post(path, form, correlationId: correlationId))
+    }
+
+    /// Redeems the strong step's grant: the result, or nil with the machine's next step in `next`.
+    private func redeemStrong(_ grant: some TokenGrant, next: inout NativeStrongAuthFlow.Step) async -> MSALResult? {
+        let redeemed = await client.redeem(grant, scopes: flow.scopes, correlationId: correlationId)
+        guard var machine = strongAuth else { return nil }
+        defer { strongAuth = machine }
+        switch redeemed {
+        case .signedIn(let result):
+            machine.redeemed()
+            client.keepOnly(result.account)
+            return result
+        case .rejected(let error):
+            lastServerError = error
+            next = machine.redeemFailed(error)
+        case .browserRequired(let reason):
+            next = machine.received(.browserRequired(reason: reason))
+        case .failed(let why):
+            next = machine.redeemInterrupted(why)
+        }
+        return nil
     }
 
     private enum Redeemed {

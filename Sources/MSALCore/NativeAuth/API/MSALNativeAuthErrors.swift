@@ -35,7 +35,8 @@ public class MSALNativeAuthError: LocalizedError, @unchecked Sendable, CustomStr
 /// What a native-authentication error is about (the `is…` predicates); `general` for everything else.
 package enum NativeAuthErrorKind: String, Sendable, Equatable {
     case browserRequired, userNotFound, invalidCredentials, invalidUsername, invalidCode, invalidPassword
-    case userAlreadyExists, userDoesNotHavePassword, refreshTokenExpired, invalidScope, general
+    case userAlreadyExists, userDoesNotHavePassword, refreshTokenExpired, invalidScope
+    case authMethodBlocked, invalidChallenge, invalidInput, verificationContactBlocked, general
 
     var defaultMessage: String {
         switch self {
@@ -49,6 +50,10 @@ package enum NativeAuthErrorKind: String, Sendable, Equatable {
         case .userDoesNotHavePassword: "The user signs in without a password."
         case .refreshTokenExpired: "The refresh token expired: the user must sign in again."
         case .invalidScope: "A scope is not valid."
+        case .authMethodBlocked: "The service blocked this authentication method."
+        case .invalidChallenge: "The code is wrong."
+        case .invalidInput: "The verification contact is not valid."
+        case .verificationContactBlocked: "The service blocked this verification contact."
         case .general: "The request failed."
         }
     }
@@ -101,4 +106,31 @@ public final class SignInAfterResetPasswordError: MSALNativeAuthGenericError, @u
 public final class RetrieveAccessTokenError: MSALNativeAuthError, @unchecked Sendable {
     public var isRefreshTokenExpired: Bool { kind == .refreshTokenExpired }
     public var isInvalidScope: Bool { kind == .invalidScope }
+}
+
+/// An error of ``AwaitingMFAState/requestChallenge(authMethod:delegate:)`` and
+/// ``MFARequiredState/requestChallenge(authMethod:delegate:)``.
+public final class MFARequestChallengeError: MSALNativeAuthError, @unchecked Sendable {
+    /// The service refuses to send codes to this method: the user picks another.
+    public var isAuthMethodBlocked: Bool { kind == .authMethodBlocked }
+}
+
+/// An error of ``MFARequiredState/submitChallenge(challenge:delegate:)``.
+public final class MFASubmitChallengeError: MSALNativeAuthError, @unchecked Sendable {
+    /// The code is wrong: the state takes another.
+    public var isInvalidChallenge: Bool { kind == .invalidChallenge }
+}
+
+/// An error of ``RegisterStrongAuthState/challengeAuthMethod(parameters:delegate:)``.
+public final class RegisterStrongAuthChallengeError: MSALNativeAuthError, @unchecked Sendable {
+    /// The verification contact (an email address) is not valid.
+    public var isInvalidInput: Bool { kind == .invalidInput }
+    /// The service refuses this verification contact: the user gives another.
+    public var isVerificationContactBlocked: Bool { kind == .verificationContactBlocked }
+}
+
+/// An error of ``RegisterStrongAuthVerificationRequiredState/submitChallenge(challenge:delegate:)``.
+public final class RegisterStrongAuthSubmitChallengeError: MSALNativeAuthError, @unchecked Sendable {
+    /// The code is wrong: the state takes another.
+    public var isInvalidChallenge: Bool { kind == .invalidChallenge }
 }

@@ -63,6 +63,16 @@ public final class MSALNativeAuthPublicClientApplication: MSALPublicClientApplic
                                                   channelTargetType: sent.channelTargetType, codeLength: sent.codeLength)
                 case .passwordRequired(let state): delegate.onSignInPasswordRequired(newState: state)
                 case .completed(let account): delegate.onSignInCompleted(result: account)
+                case .awaitingMFA(let methods, let state):
+                    SignInOutcome.awaitingMFA(authMethods: methods, newState: state).deliver(delegate, completed: { _ in }) {
+                        [box = MainActorDelegate(delegate: delegate), id = state.correlationId] in
+                        box.delegate.onSignInStartError(error: SignInStartError(.general, message: $0, correlationId: id))
+                    }
+                case .strongAuthMethodRegistration(let methods, let state):
+                    SignInOutcome.strongAuthMethodRegistration(authMethods: methods, newState: state).deliver(delegate, completed: { _ in }) {
+                        [box = MainActorDelegate(delegate: delegate), id = state.correlationId] in
+                        box.delegate.onSignInStartError(error: SignInStartError(.general, message: $0, correlationId: id))
+                    }
                 }
             case .failure(let failure): delegate.onSignInStartError(error: failure.error)
             }
@@ -100,11 +110,17 @@ public final class MSALNativeAuthPublicClientApplication: MSALPublicClientApplic
                 newState: state, sentTo: sentTo, channelTargetType: MSALNativeAuthChannelType(value: channel), codeLength: length))))
         case .passwordRequired:
             return .success(Carried(.passwordRequired(SignInPasswordRequiredState(session: session, application: self))))
-        case .completed(let result):
-            return .success(Carried(.completed(MSALNativeAuthUserAccountResult(
-                signedIn: result, application: self, scopes: session.scopes, correlationId: session.correlationId))))
-        case let failed:
-            return .failure(NativeSignInOutcomes.failure(failed, correlationId: session.correlationId))
+        case let outcome:
+            let signedIn: Result<Carried<SignInOutcome>, NativeAuthFailure<SignInStartError>> =
+                NativeSignInOutcomes.signedIn(outcome, application: self, session: session)
+            return signedIn.map { carried in
+                switch carried.value {
+                case .completed(let result): Carried(.completed(result))
+                case .awaitingMFA(let methods, let state): Carried(.awaitingMFA(authMethods: methods, newState: state))
+                case .strongAuthMethodRegistration(let methods, let state):
+                    Carried(.strongAuthMethodRegistration(authMethods: methods, newState: state))
+                }
+            }
         }
     }
 

@@ -38,7 +38,7 @@ enum NativeFlowOutcomes {
 }
 
 /// The sign-in that ends a sign-up or a password reset: the flow's last token redeemed on the token endpoint
-/// (`grant_type=continuation_token`), once.
+/// (`grant_type=continuation_token`), once; the tenant may then want a second factor or a strong method registered.
 struct NativeSignInAfterFlow: Sendable {
     let application: MSALNativeAuthPublicClientApplication
     let continuationToken: String
@@ -46,22 +46,14 @@ struct NativeSignInAfterFlow: Sendable {
     let correlationId: UUID
 
     func signIn<E: MSALNativeAuthError>(scopes: [String]?, claimsRequest: MSALClaimsRequest?) async
-        -> Result<Carried<MSALNativeAuthUserAccountResult>, NativeAuthFailure<E>> {
-        let client = application.native
+        -> Result<Carried<SignInOutcome>, NativeAuthFailure<E>> {
         let claims = ClaimsParameter.build(capabilities: application.engine.settings.clientCapabilities, claimsRequest: claimsRequest)
-        let grant = NativeAuthContinuationGrant(clientId: client.clientId, continuationToken: continuationToken, username: username,
-                                                scopes: scopes ?? [], challengeTypes: client.challengeTypes, claims: claims)
-        func failed(_ kind: NativeAuthErrorKind, _ message: String?, _ codes: [Int] = []) -> Result<Carried<MSALNativeAuthUserAccountResult>, NativeAuthFailure<E>> {
-            .failure(NativeAuthFailure(error: E(kind, message: message, correlationId: correlationId, errorCodes: codes), canRetry: false))
-        }
-        switch await client.redeem(grant, scopes: scopes ?? [], correlationId: correlationId) {
-        case .signedIn(let result):
-            client.keepOnly(result.account)
-            return .success(Carried(MSALNativeAuthUserAccountResult(signedIn: result, application: application, scopes: scopes ?? [],
-                                                                    correlationId: correlationId)))
-        case .rejected(let error): return failed(.general, error.description ?? error.error, error.errorCodes)
-        case .browserRequired(let reason): return failed(.browserRequired, reason)
-        case .failed(let why): return failed(.general, why)
-        }
+        let session = NativeSignInSession(client: application.native, username: username, password: nil, scopes: scopes ?? [],
+                                          claims: claims, correlationId: correlationId)
+        let outcome = await session.startAfterFlow(continuationToken: continuationToken)
+        let result: Result<Carried<SignInOutcome>, NativeAuthFailure<E>> =
+            NativeSignInOutcomes.signedIn(outcome, application: application, session: session)
+        // The token is redeemed once: a failed sign-in does not leave the state usable.
+        return result.mapError { NativeAuthFailure(error: $0.error, canRetry: false) }
     }
 }

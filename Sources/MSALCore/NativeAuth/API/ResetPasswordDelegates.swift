@@ -60,7 +60,7 @@ extension ResetPasswordRequiredDelegate {
 }
 
 /// The answers of ``SignInAfterResetPasswordState/signIn(parameters:delegate:)``.
-public protocol SignInAfterResetPasswordDelegate: AnyObject {
+public protocol SignInAfterResetPasswordDelegate: SignInStrongAuthDelegate {
     @MainActor func onSignInAfterResetPasswordError(error: SignInAfterResetPasswordError)
     @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
 }

@@ -108,9 +108,11 @@ public final class SignInAfterResetPasswordState: @unchecked Sendable {
     public func signIn(parameters: MSALNativeAuthSignInAfterResetPasswordParameters, delegate: any SignInAfterResetPasswordDelegate) {
         let scopes = parameters.scopes
         let claims = parameters.claimsRequest
-        MainActorDelegate.run(delegate, { await self.flow.signIn(scopes: scopes, claimsRequest: claims) as Result<Carried<MSALNativeAuthUserAccountResult>, NativeAuthFailure<SignInAfterResetPasswordError>> }) { delegate, result in
+        MainActorDelegate.run(delegate, { await self.flow.signIn(scopes: scopes, claimsRequest: claims) as Result<Carried<SignInOutcome>, NativeAuthFailure<SignInAfterResetPasswordError>> }) { delegate, result in
             switch result {
-            case .success(let account): delegate.onSignInCompleted(result: account.value)
+            case .success(let outcome):
+                let (box, id) = (MainActorDelegate(delegate: delegate), self.correlationId)
+                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) { box.delegate.onSignInAfterResetPasswordError(error: SignInAfterResetPasswordError(.general, message: $0, correlationId: id)) }
             case .failure(let failure): delegate.onSignInAfterResetPasswordError(error: failure.error)
             }
         }
@@ -125,8 +127,8 @@ public final class SignInAfterResetPasswordState: @unchecked Sendable {
 
     /// Signs the user in.
     public func signIn(parameters: MSALNativeAuthSignInAfterResetPasswordParameters = MSALNativeAuthSignInAfterResetPasswordParameters())
-        async throws(SignInAfterResetPasswordError) -> MSALNativeAuthUserAccountResult {
-        let result: Result<Carried<MSALNativeAuthUserAccountResult>, NativeAuthFailure<SignInAfterResetPasswordError>> =
+        async throws(SignInAfterResetPasswordError) -> SignInOutcome {
+        let result: Result<Carried<SignInOutcome>, NativeAuthFailure<SignInAfterResetPasswordError>> =
             await flow.signIn(scopes: parameters.scopes, claimsRequest: parameters.claimsRequest)
         return try result.unwrap().value
     }

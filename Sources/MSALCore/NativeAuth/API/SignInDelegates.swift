@@ -6,7 +6,7 @@ import Foundation
 // iOS/macOS does when an optional method it needs is missing).
 
 /// The answers of ``MSALNativeAuthPublicClientApplication/signIn(parameters:delegate:)``.
-public protocol SignInStartDelegate: AnyObject {
+public protocol SignInStartDelegate: SignInStrongAuthDelegate {
     @MainActor func onSignInStartError(error: SignInStartError)
     /// A one-time passcode was sent to `sentTo` (masked); submit it on `newState`.
     @MainActor func onSignInCodeRequired(newState: SignInCodeRequiredState, sentTo: String,
@@ -34,7 +34,7 @@ extension SignInStartDelegate {
 }
 
 /// The answers of ``SignInCodeRequiredState/submitCode(code:delegate:)``.
-public protocol SignInVerifyCodeDelegate: AnyObject {
+public protocol SignInVerifyCodeDelegate: SignInStrongAuthDelegate {
     /// `newState`: submit another code on it (a wrong code); nil when the sign-in is over.
     @MainActor func onSignInVerifyCodeError(error: VerifyCodeError, newState: SignInCodeRequiredState?)
     @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
@@ -63,7 +63,7 @@ extension SignInResendCodeDelegate {
 }
 
 /// The answers of ``SignInPasswordRequiredState/submitPassword(password:delegate:)``.
-public protocol SignInPasswordRequiredDelegate: AnyObject {
+public protocol SignInPasswordRequiredDelegate: SignInStrongAuthDelegate {
     /// `newState`: submit another password on it (a wrong password); nil when the sign-in is over.
     @MainActor func onSignInPasswordRequiredError(error: PasswordRequiredError, newState: SignInPasswordRequiredState?)
     @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)

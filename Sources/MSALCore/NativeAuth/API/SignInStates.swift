@@ -6,6 +6,13 @@ public struct MSALNativeAuthCodeRequired<State: Sendable>: Sendable {
     public let sentTo: String
     public let channelTargetType: MSALNativeAuthChannelType
     public let codeLength: Int
+
+    public init(newState: State, sentTo: String, channelTargetType: MSALNativeAuthChannelType, codeLength: Int) {
+        self.newState = newState
+        self.sentTo = sentTo
+        self.channelTargetType = channelTargetType
+        self.codeLength = codeLength
+    }
 }
 
 /// Where ``MSALNativeAuthPublicClientApplication/signIn(parameters:)`` left the sign-in.
@@ -16,6 +23,10 @@ public enum SignInStartOutcome: Sendable {
     case passwordRequired(SignInPasswordRequiredState)
     /// The user is signed in.
     case completed(MSALNativeAuthUserAccountResult)
+    /// The password given was right; a second factor is needed (see ``SignInOutcome/awaitingMFA(authMethods:newState:)``).
+    case awaitingMFA(authMethods: [MSALAuthMethod], newState: AwaitingMFAState)
+    /// The password given was right; the user must register a strong method first.
+    case strongAuthMethodRegistration(authMethods: [MSALAuthMethod], newState: RegisterStrongAuthState)
 }
 
 /// The sign-in waits for the one-time passcode sent to the user. A wrong code leaves the state usable: submit
@@ -35,7 +46,9 @@ public final class SignInCodeRequiredState: Sendable {
     public func submitCode(code: String, delegate: any SignInVerifyCodeDelegate) {
         MainActorDelegate.run(delegate, { await self.submitCodeResult(code) }) { delegate, result in
             switch result {
-            case .success(let account): delegate.onSignInCompleted(result: account.value)
+            case .success(let outcome):
+                let (box, id) = (MainActorDelegate(delegate: delegate), self.correlationId)
+                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) { box.delegate.onSignInVerifyCodeError(error: VerifyCodeError(.general, message: $0, correlationId: id), newState: nil) }
             case .failure(let failure): delegate.onSignInVerifyCodeError(error: failure.error, newState: failure.canRetry ? self : nil)
             }
         }
@@ -43,7 +56,7 @@ public final class SignInCodeRequiredState: Sendable {
 
     /// Submits the code the user typed; after a wrong code (``VerifyCodeError/isInvalidCode``) this state takes
     /// another.
-    public func submitCode(code: String) async throws(VerifyCodeError) -> MSALNativeAuthUserAccountResult {
+    public func submitCode(code: String) async throws(VerifyCodeError) -> SignInOutcome {
         try await submitCodeResult(code).unwrap().value
     }
 
@@ -65,18 +78,13 @@ public final class SignInCodeRequiredState: Sendable {
         try await resendCodeResult().unwrap().value
     }
 
-    private func submitCodeResult(_ code: String) async -> Result<Carried<MSALNativeAuthUserAccountResult>, NativeAuthFailure<VerifyCodeError>> {
-        NativeSignInOutcomes.completed(await session.submitCode(code), application: application, session: session)
+    private func submitCodeResult(_ code: String) async -> Result<Carried<SignInOutcome>, NativeAuthFailure<VerifyCodeError>> {
+        NativeSignInOutcomes.signedIn(await session.submitCode(code), application: application, session: session)
     }
 
     private func resendCodeResult() async -> Result<Carried<MSALNativeAuthCodeRequired<SignInCodeRequiredState>>, NativeAuthFailure<ResendCodeError>> {
-        switch await session.resendCode() {
-        case .codeRequired(let sentTo, let channel, let length):
-            return .success(Carried(MSALNativeAuthCodeRequired(newState: SignInCodeRequiredState(session: session, application: application),
-                                                               sentTo: sentTo, channelTargetType: MSALNativeAuthChannelType(value: channel),
-                                                               codeLength: length)))
-        case let outcome:
-            return .failure(NativeSignInOutcomes.failure(outcome, correlationId: correlationId))
+        NativeSignInOutcomes.codeRequired(await session.resendCode(), session: session) {
+            SignInCodeRequiredState(session: session, application: application)
         }
     }
 }
@@ -97,7 +105,9 @@ public final class SignInPasswordRequiredState: Sendable {
     public func submitPassword(password: String, delegate: any SignInPasswordRequiredDelegate) {
         MainActorDelegate.run(delegate, { await self.submitPasswordResult(password) }) { delegate, result in
             switch result {
-            case .success(let account): delegate.onSignInCompleted(result: account.value)
+            case .success(let outcome):
+                let (box, id) = (MainActorDelegate(delegate: delegate), self.correlationId)
+                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) { box.delegate.onSignInPasswordRequiredError(error: PasswordRequiredError(.general, message: $0, correlationId: id), newState: nil) }
             case .failure(let failure):
                 delegate.onSignInPasswordRequiredError(error: failure.error, newState: failure.canRetry ? self : nil)
             }
@@ -106,12 +116,12 @@ public final class SignInPasswordRequiredState: Sendable {
 
     /// Submits the password the user typed; after a wrong one (``PasswordRequiredError/isInvalidPassword``) this
     /// state takes another.
-    public func submitPassword(password: String) async throws(PasswordRequiredError) -> MSALNativeAuthUserAccountResult {
+    public func submitPassword(password: String) async throws(PasswordRequiredError) -> SignInOutcome {
         try await submitPasswordResult(password).unwrap().value
     }
 
-    private func submitPasswordResult(_ password: String) async -> Result<Carried<MSALNativeAuthUserAccountResult>, NativeAuthFailure<PasswordRequiredError>> {
-        NativeSignInOutcomes.completed(await session.submitPassword(password), application: application, session: session)
+    private func submitPasswordResult(_ password: String) async -> Result<Carried<SignInOutcome>, NativeAuthFailure<PasswordRequiredError>> {
+        NativeSignInOutcomes.signedIn(await session.submitPassword(password), application: application, session: session)
     }
 }
 
@@ -134,25 +144,5 @@ extension Result where Failure: Error {
         case .success(let value): return value
         case .failure(let failure): throw failure.error
         }
-    }
-}
-
-/// Turns a sign-in session's outcome into the public values.
-enum NativeSignInOutcomes {
-    static func failure<E: MSALNativeAuthError>(_ outcome: NativeSignInSession.Outcome, correlationId: UUID) -> NativeAuthFailure<E> {
-        if case .failed(let kind, let message, let codes, let canRetry) = outcome {
-            return NativeAuthFailure(error: E(kind, message: message, correlationId: correlationId, errorCodes: codes),
-                                     canRetry: canRetry)
-        }
-        return NativeAuthFailure(error: E(.general, message: "An answer that does not fit this step.", correlationId: correlationId),
-                                 canRetry: false)
-    }
-
-    static func completed<E: MSALNativeAuthError>(_ outcome: NativeSignInSession.Outcome, application: MSALPublicClientApplication,
-                                                  session: NativeSignInSession)
-        -> Result<Carried<MSALNativeAuthUserAccountResult>, NativeAuthFailure<E>> {
-        guard case .completed(let result) = outcome else { return .failure(failure(outcome, correlationId: session.correlationId)) }
-        return .success(Carried(MSALNativeAuthUserAccountResult(signedIn: result, application: application,
-                                                                scopes: session.scopes, correlationId: session.correlationId)))
     }
 }

@@ -104,7 +104,7 @@ extension SignUpAttributesRequiredDelegate {
 }
 
 /// The answers of ``SignInAfterSignUpState/signIn(parameters:delegate:)``.
-public protocol SignInAfterSignUpDelegate: AnyObject {
+public protocol SignInAfterSignUpDelegate: SignInStrongAuthDelegate {
     @MainActor func onSignInAfterSignUpError(error: SignInAfterSignUpError)
     @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
 }

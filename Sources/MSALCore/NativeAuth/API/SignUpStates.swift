@@ -188,9 +188,11 @@ public final class SignInAfterSignUpState: @unchecked Sendable {
     public func signIn(parameters: MSALNativeAuthSignInAfterSignUpParameters, delegate: any SignInAfterSignUpDelegate) {
         let scopes = parameters.scopes
         let claims = parameters.claimsRequest
-        MainActorDelegate.run(delegate, { await self.flow.signIn(scopes: scopes, claimsRequest: claims) as Result<Carried<MSALNativeAuthUserAccountResult>, NativeAuthFailure<SignInAfterSignUpError>> }) { delegate, result in
+        MainActorDelegate.run(delegate, { await self.flow.signIn(scopes: scopes, claimsRequest: claims) as Result<Carried<SignInOutcome>, NativeAuthFailure<SignInAfterSignUpError>> }) { delegate, result in
             switch result {
-            case .success(let account): delegate.onSignInCompleted(result: account.value)
+            case .success(let outcome):
+                let (box, id) = (MainActorDelegate(delegate: delegate), self.correlationId)
+                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) { box.delegate.onSignInAfterSignUpError(error: SignInAfterSignUpError(.general, message: $0, correlationId: id)) }
             case .failure(let failure): delegate.onSignInAfterSignUpError(error: failure.error)
             }
         }
@@ -205,8 +207,8 @@ public final class SignInAfterSignUpState: @unchecked Sendable {
 
     /// Signs the new user in.
     public func signIn(parameters: MSALNativeAuthSignInAfterSignUpParameters = MSALNativeAuthSignInAfterSignUpParameters())
-        async throws(SignInAfterSignUpError) -> MSALNativeAuthUserAccountResult {
-        let result: Result<Carried<MSALNativeAuthUserAccountResult>, NativeAuthFailure<SignInAfterSignUpError>> =
+        async throws(SignInAfterSignUpError) -> SignInOutcome {
+        let result: Result<Carried<SignInOutcome>, NativeAuthFailure<SignInAfterSignUpError>> =
             await flow.signIn(scopes: parameters.scopes, claimsRequest: parameters.claimsRequest)
         return try result.unwrap().value
     }
