@@ -161,6 +161,51 @@ struct NativeCommandTests {
         #expect(after.status == 0 && !after.stdout.contains(newUser) && !after.stdout.contains(codeUser), "\(after.stdout)")
     }
 
+    @Test("A second factor and registering a strong method, typed at the prompts")
+    func strongAuthUnderTmux() async throws {
+        guard SignInLadderCommandTests.tmuxAvailable else {
+            #expect(ProcessInfo.processInfo.environment["MSAL_TERMINAL_TESTS_REQUIRED"] == nil, "tmux is required")
+            return
+        }
+        let emulator = try await IdentityEmulator.start(EmulatorConfiguration.default)
+        defer { Task { await emulator.stop() } }
+        let runner = try CommandRunner()
+        let options = ["--authority", "\(emulator.httpURL.absoluteString)/\(EmulatorConfiguration.externalTenantDomain)",
+                       "--client-id", EmulatorConfiguration.nativeAuthClientId,
+                       "--cache", runner.home.appendingPathComponent("cache.json").path]
+
+        // A second factor: the password, a method picked from the list, the code sent to it.
+        let mfaUser = EmulatorConfiguration.customerWithMFA
+        let mfa = try await Terminal(runner, name: "mfa", arguments: ["native", "sign-in", "--username", mfaUser] + options)
+        defer { mfa.close() }
+        try await mfa.waitFor("Password: ")
+        try await mfa.type("Passw0rd!")
+        try await mfa.waitFor("Method [1-2]: ")
+        #expect(mfa.stderr.contains("1. email ma***@ex***.org") && mfa.stderr.contains("2. sms +******00"), "\(mfa.stderr)")
+        try await mfa.type("1")
+        try await mfa.waitFor("Code sent to ma***@ex***.org")
+        try await mfa.type(try await Self.code(emulator, for: "mary.backup@example.org"))
+        #expect(try await mfa.status() == "0", "stderr: \(mfa.stderr)")
+        #expect(mfa.stdout.contains("Signed in as \(mfaUser)."))
+        #expect(!(try await mfa.screen()).contains("Passw0rd!"))
+
+        // Registration: the password, an address (refused once: blocked), the code sent to the new one.
+        let newUser = EmulatorConfiguration.customerRegistering
+        let register = try await Terminal(runner, name: "register", arguments: ["native", "sign-in", "--username", newUser] + options)
+        defer { register.close() }
+        try await register.waitFor("Password: ")
+        try await register.type("Passw0rd!")
+        try await register.waitFor("Email address for sign-in codes: ")
+        try await register.type("blocked@example.org")
+        try await register.waitFor("does not take this address")
+        try await register.waitFor("Email address for sign-in codes: ", count: 2)
+        try await register.type("linus.codes@example.org")
+        try await register.waitFor("Code sent to linus.codes@example.org")
+        try await register.type(try await Self.code(emulator, for: "linus.codes@example.org"))
+        #expect(try await register.status() == "0", "stderr: \(register.stderr)")
+        #expect(register.stdout.contains("Signed in as \(newUser)."))
+    }
+
     @Test("The service requires the browser: the sign-in goes on as `msal login` does; an unknown user is an error")
     func browserFallback() async throws {
         var configuration = EmulatorConfiguration.default
