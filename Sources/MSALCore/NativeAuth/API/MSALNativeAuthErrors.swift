@@ -121,7 +121,7 @@ public final class MFASubmitChallengeError: MSALNativeAuthError, @unchecked Send
     public var isInvalidChallenge: Bool { kind == .invalidChallenge }
 }
 
-/// An error of ``RegisterStrongAuthState/challengeAuthMethod(parameters:delegate:)``.
+/// An error of ``RegisterStrongAuthBaseState/challengeAuthMethod(parameters:delegate:)``.
 public final class RegisterStrongAuthChallengeError: MSALNativeAuthError, @unchecked Sendable {
     /// The verification contact (an email address) is not valid.
     public var isInvalidInput: Bool { kind == .invalidInput }

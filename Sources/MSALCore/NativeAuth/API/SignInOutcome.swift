@@ -63,7 +63,7 @@ public final class MSALAuthMethod: Sendable, CustomStringConvertible {
     public var description: String { "MSALAuthMethod(\(id), \(channelTargetType.value))" }
 }
 
-/// The method and contact ``RegisterStrongAuthState/challengeAuthMethod(parameters:delegate:)`` registers.
+/// The method and contact ``RegisterStrongAuthBaseState/challengeAuthMethod(parameters:delegate:)`` registers.
 public final class MSALNativeAuthChallengeAuthMethodParameters: @unchecked Sendable {
     /// The method to register (one of those the state listed).
     public var authMethod: MSALAuthMethod

@@ -77,7 +77,7 @@ extension MFASubmitChallengeDelegate {
     }
 }
 
-/// The answers of ``RegisterStrongAuthState/challengeAuthMethod(parameters:delegate:)``.
+/// The answers of ``RegisterStrongAuthBaseState/challengeAuthMethod(parameters:delegate:)``.
 public protocol RegisterStrongAuthChallengeDelegate: AnyObject {
     /// `newState`: give another contact on it (an invalid or blocked one); nil when the sign-in is over.
     @MainActor func onRegisterStrongAuthChallengeError(error: RegisterStrongAuthChallengeError, newState: RegisterStrongAuthState?)
