@@ -143,7 +143,7 @@ let package = Package(
         // The system browser with an RFC 8252 loopback redirect: the user agent on Linux (and an option on macOS).
         .target(
             name: "MSALSystemBrowser",
-            dependencies: ["MSALCore", "MSALLoopback"],
+            dependencies: ["MSALCore", "MSALSupport", "MSALLoopback"],
             swiftSettings: swiftSettings
         ),
         // The HTTP client on async-http-client: no redirects, per-request timeouts, cancellation, proxies and

@@ -1,5 +1,6 @@
 import Foundation
 import MSALCommandSupport
+import MSALSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,7 @@ enum TerminalPrompt {
     /// Asks `question` and returns the answer (without its end of line); nil at the end of input.
     static func ask(_ question: String) -> String? {
         show(question)
-        return readLine()
+        return StandardInput.readLine(limit: limit)
     }
 
     /// Asks for a secret with echo off (when standard input is a terminal), then ends the line (the typed one was
@@ -34,7 +35,7 @@ enum TerminalPrompt {
             if isTerminal { _ = tcsetattr(0, TCSAFLUSH, &saved) }
             show("\n")
         }
-        return readLine()
+        return StandardInput.readLine(limit: limit)
     }
 
     private static func show(_ text: String) {
@@ -48,20 +49,5 @@ enum TerminalPrompt {
                 offset += written
             }
         }
-    }
-
-    /// One line of standard input, at most ``limit`` bytes kept; nil at the end of input.
-    private static func readLine() -> String? {
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while true {
-            let count = read(0, &byte, 1)
-            if count < 0, errno == EINTR { continue }
-            guard count == 1 else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if byte == UInt8(ascii: "\n") { break }
-            if bytes.count < limit { bytes.append(byte) }
-        }
-        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MSALCore
+import MSALSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -42,26 +43,11 @@ public final class MSALStandardInputRedirectSource: MSALPastedRedirectSource {
     private func startReading() {
         let queue = queue
         let thread = Thread {
-            while let line = Self.readLine(limit: 64 * 1024) { queue.push(line) }
+            while let line = StandardInput.readLine(limit: 64 * 1024) { queue.push(line) }
             queue.finish()
         }
         thread.name = "msal-pasted-redirect"
         thread.start()
-    }
-
-    /// One line of standard input without its end-of-line, at most `limit` bytes kept; nil at the end of input.
-    static func readLine(limit: Int) -> String? {
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while true {
-            let count = read(0, &byte, 1)
-            if count < 0, errno == EINTR { continue }
-            guard count == 1 else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if byte == UInt8(ascii: "\n") { break }
-            if bytes.count < limit { bytes.append(byte) }
-        }
-        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -27,7 +27,9 @@ public final class MSALTestClock: MSALClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
     private var sleeping: [Sleeper] = []
-    private var sleeperWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var sleeperWatchers: [(id: UUID, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Waits whose bound passed before they were registered.
+    private var expiredWatchers: Set<UUID> = []
     private let mode: Sleeps
 
     /// A clock at `start` whose sleeps behave as `sleeps` says.
@@ -95,29 +97,34 @@ public final class MSALTestClock: MSALClock, @unchecked Sendable {
     /// real time passed, whichever comes first; returns whether they do.
     @discardableResult
     public func waitForSleepers(_ count: Int, within seconds: TimeInterval = 30) async -> Bool {
+        let id = UUID()
+        // The bound ends this wait only: a wait that returned earlier (its bound cancelled) never ends a later one.
         let bound = Task {
-            try? await Task.sleep(nanoseconds: UInt64(max(0, min(seconds, 3600)) * 1_000_000_000))
-            releaseWatchers()
+            guard (try? await Task.sleep(nanoseconds: UInt64(max(0, min(seconds, 3600)) * 1_000_000_000))) != nil else { return }
+            releaseWatcher(id)
         }
         defer { bound.cancel() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             lock.lock()
-            if sleeping.count >= count {
+            if sleeping.count >= count || expiredWatchers.remove(id) != nil {
                 lock.unlock()
                 continuation.resume()
             } else {
-                sleeperWatchers.append((count, continuation))
+                sleeperWatchers.append((id, count, continuation))
                 lock.unlock()
             }
         }
         return sleepers >= count
     }
 
-    private func releaseWatchers() {
-        let watchers = lock.withLock { () -> [(count: Int, continuation: CheckedContinuation<Void, Never>)] in
-            defer { sleeperWatchers.removeAll() }
-            return sleeperWatchers
+    private func releaseWatcher(_ id: UUID) {
+        let watcher = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            guard let index = sleeperWatchers.firstIndex(where: { $0.id == id }) else {
+                expiredWatchers.insert(id)
+                return nil
+            }
+            return sleeperWatchers.remove(at: index).continuation
         }
-        for watcher in watchers { watcher.continuation.resume() }
+        watcher?.resume()
     }
 }

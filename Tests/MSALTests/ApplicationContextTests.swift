@@ -9,7 +9,7 @@ import MSAL
 
 /// An application keeps the settings it was created with: no flow reads ``MSALGlobalConfig`` afterwards, and
 /// nothing one application learns about authorities reaches another.
-@Suite("One context per application")
+@Suite("One context per application", .serialized)
 struct ApplicationContextTests {
     @Test("Changing MSALGlobalConfig after creating an application does not change its requests")
     func globalChangesDoNotReachExistingApplications() async throws {

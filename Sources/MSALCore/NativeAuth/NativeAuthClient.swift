@@ -7,6 +7,8 @@ struct NativeAuthClient: Sendable {
     let authority: MSALAuthority
     let challengeTypes: NativeAuthChallengeTypes
     let capabilities: MSALNativeAuthCapabilities
+    /// The app's request interceptor (its `x-` headers), if any.
+    var interceptor: NativeAuthInterceptor? = nil
 
     var clientId: String { engine.settings.clientId }
 
@@ -26,9 +28,11 @@ struct NativeAuthClient: Sendable {
     /// no answer could be had. Retries and back-off are the token endpoint client's.
     func post(_ path: String, _ form: [(String, String)], correlationId: UUID) async -> NativeAuthAnswer {
         let endpoint = authority.url.appendingPathComponent(path)
+        let context = engine.requestContext(correlationId)
+        let headers = await interceptor?.headers(for: endpoint, context: context) ?? [:]
         do {
-            let response = try await TokenEndpointClient(context: engine.requestContext(correlationId))
-                .postRaw(endpoint, parameters: [("client_id", clientId)] + form)
+            let response = try await TokenEndpointClient(context: context)
+                .postRaw(endpoint, parameters: [("client_id", clientId)] + form, extraHeaders: headers)
             return NativeAuthAnswer.parse(status: response.statusCode, body: response.body)
         } catch {
             return .malformed(Self.message(error))
@@ -40,8 +44,11 @@ struct NativeAuthClient: Sendable {
     func redeem(_ grant: some TokenGrant, scopes: [String], correlationId: UUID) async -> Redeemed {
         do {
             let resolved = try await engine.resolve(authority.descriptor, correlationId: correlationId)
-            let client = TokenEndpointClient(context: engine.requestContext(correlationId))
-            let response = try await client.postRaw(resolved.metadata.tokenEndpoint, parameters: grant.formParameters)
+            let context = engine.requestContext(correlationId)
+            let headers = await interceptor?.headers(for: resolved.metadata.tokenEndpoint, context: context) ?? [:]
+            let client = TokenEndpointClient(context: context)
+            let response = try await client.postRaw(resolved.metadata.tokenEndpoint, parameters: grant.formParameters,
+                                                    extraHeaders: headers)
             guard (200..<300).contains(response.statusCode) else {
                 switch NativeAuthAnswer.parse(status: response.statusCode, body: response.body) {
                 case .error(let error): return .rejected(error)

@@ -25,6 +25,7 @@ public final class MSALNativeAuthPublicClientApplication: MSALPublicClientApplic
     private let authorityValue: MSALAuthority
     private let challengeTypes: MSALNativeAuthChallengeTypes
     private let capabilities: MSALNativeAuthCapabilities
+    private let interceptor: NativeAuthInterceptor?
 
     /// Creates the application. Throws ``MSALInternalError/internalErrorInvalidParameter`` when the configuration's
     /// authority is not a CIAM authority, and what ``MSALPublicClientApplication`` throws for the rest.
@@ -40,12 +41,13 @@ public final class MSALNativeAuthPublicClientApplication: MSALPublicClientApplic
         authorityValue = authority
         challengeTypes = configuration.challengeTypes
         capabilities = configuration.capabilities
+        interceptor = configuration.interceptor
         try super.init(configuration: configuration, platform: platform, sessions: .process)
     }
 
     var native: NativeAuthClient {
         NativeAuthClient(engine: engine, authority: authorityValue, challengeTypes: challengeTypes.core,
-                         capabilities: capabilities)
+                         capabilities: capabilities, interceptor: interceptor)
     }
 
     // MARK: Sign-in

@@ -16,6 +16,13 @@ public final class MSALNativeAuthPublicClientApplicationConfig: MSALPublicClient
     @MSALLocked public var challengeTypes: MSALNativeAuthChallengeTypes
     /// The second-factor and registration steps the app handles. Default: none.
     @MSALLocked public var capabilities: MSALNativeAuthCapabilities = []
+    /// Adds the app's own `x-` headers to every native-authentication request. Default: none.
+    public var requestInterceptor: (any MSALNativeAuthRequestInterceptor)? {
+        get { interceptorBox.get()?.interceptor }
+        set { interceptorBox.set(newValue.map(NativeAuthInterceptor.init)) }
+    }
+    private let interceptorBox = LockedBox<NativeAuthInterceptor?>(nil)
+    var interceptor: NativeAuthInterceptor? { interceptorBox.get() }
 
     /// A configuration with a CIAM authority (`https://<tenant>.ciamlogin.com/<tenant>.onmicrosoft.com`, or the
     /// emulator's loopback equivalent).
