@@ -12,8 +12,10 @@ struct NativeCommand: AsyncParsableCommand {
         discussion: """
         For apps of a Microsoft Entra External ID tenant with native authentication enabled. The authority is \
         https://<tenant>.ciamlogin.com (--tenant-subdomain <tenant>) or --authority. Codes sent by email and \
-        passwords are typed at the prompt; passwords are never echoed. An empty code asks for a new one. When the \
-        tenant needs what the terminal cannot do, the browser sign-in of `msal login` takes over.
+        passwords are typed at the prompt; passwords are never echoed. An empty code asks for a new one. A second \
+        factor (a method picked from a list, then its code) or registering an email address for codes is asked for \
+        at the prompt when the tenant requires it. When the tenant needs what the terminal cannot do, the browser \
+        sign-in of `msal login` takes over.
 
         Examples:
           msal native sign-in --tenant-subdomain contoso --client-id 11111111-2222-3333-4444-555555555555
