@@ -112,7 +112,9 @@ public final class SignInAfterResetPasswordState: @unchecked Sendable {
             switch result {
             case .success(let outcome):
                 let (box, id) = (MainActorDelegate(delegate: delegate), self.correlationId)
-                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) { box.delegate.onSignInAfterResetPasswordError(error: SignInAfterResetPasswordError(.general, message: $0, correlationId: id)) }
+                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) {
+                    box.delegate.onSignInAfterResetPasswordError(error: SignInAfterResetPasswordError(.general, message: $0, correlationId: id))
+                }
             case .failure(let failure): delegate.onSignInAfterResetPasswordError(error: failure.error)
             }
         }

@@ -48,7 +48,9 @@ public final class SignInCodeRequiredState: Sendable {
             switch result {
             case .success(let outcome):
                 let (box, id) = (MainActorDelegate(delegate: delegate), self.correlationId)
-                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) { box.delegate.onSignInVerifyCodeError(error: VerifyCodeError(.general, message: $0, correlationId: id), newState: nil) }
+                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) {
+                    box.delegate.onSignInVerifyCodeError(error: VerifyCodeError(.general, message: $0, correlationId: id), newState: nil)
+                }
             case .failure(let failure): delegate.onSignInVerifyCodeError(error: failure.error, newState: failure.canRetry ? self : nil)
             }
         }
@@ -107,7 +109,9 @@ public final class SignInPasswordRequiredState: Sendable {
             switch result {
             case .success(let outcome):
                 let (box, id) = (MainActorDelegate(delegate: delegate), self.correlationId)
-                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) { box.delegate.onSignInPasswordRequiredError(error: PasswordRequiredError(.general, message: $0, correlationId: id), newState: nil) }
+                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) {
+                    box.delegate.onSignInPasswordRequiredError(error: PasswordRequiredError(.general, message: $0, correlationId: id), newState: nil)
+                }
             case .failure(let failure):
                 delegate.onSignInPasswordRequiredError(error: failure.error, newState: failure.canRetry ? self : nil)
             }

@@ -192,7 +192,9 @@ public final class SignInAfterSignUpState: @unchecked Sendable {
             switch result {
             case .success(let outcome):
                 let (box, id) = (MainActorDelegate(delegate: delegate), self.correlationId)
-                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) { box.delegate.onSignInAfterSignUpError(error: SignInAfterSignUpError(.general, message: $0, correlationId: id)) }
+                outcome.value.deliver(delegate, completed: { delegate.onSignInCompleted(result: $0) }) {
+                    box.delegate.onSignInAfterSignUpError(error: SignInAfterSignUpError(.general, message: $0, correlationId: id))
+                }
             case .failure(let failure): delegate.onSignInAfterSignUpError(error: failure.error)
             }
         }
