@@ -64,6 +64,8 @@ struct TokenEndpointClient: Sendable {
     /// server errors that persisted through the retries.
     func postRaw(_ endpoint: URL, parameters: [(String, String)], extraHeaders: [String: String] = [:],
                  throttleKey: String? = nil) async throws -> MSALHTTPResponse {
+        // A cancelled call sends nothing more.
+        try Task.checkCancellation()
         let now = context.clock.now()
         if let throttleKey, let blocked = await context.throttle.check(throttleKey, now: now) {
             var error = blocked

@@ -26,17 +26,22 @@ struct NativeAuthInterceptor: @unchecked Sendable {
     /// ``MSALNativeAuthRequestInterceptorTimeout`` seconds on `context`'s clock.
     func headers(for url: URL, context: TokenRequestContext) async -> [String: String] {
         let once = OnceAnswer()
-        let given: [String: String]? = await withCheckedContinuation { continuation in
-            once.wait(continuation)
-            interceptor.addAdditionalHeaderFields(url) { _ = once.give($0) }
-            // A block not called at once is waited for, at most the timeout on the application's clock.
-            guard !once.isGiven else { return }
-            once.setTimer(Task {
-                try? await context.clock.sleep(seconds: MSALNativeAuthRequestInterceptorTimeout)
-                if !Task.isCancelled, once.give(nil) {
-                    context.log.warning("The request interceptor did not call its completion block; the request goes without its headers.")
-                }
-            })
+        // A cancelled request stops waiting at once (and then fails as cancelled when it is sent).
+        let given: [String: String]? = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                once.wait(continuation)
+                interceptor.addAdditionalHeaderFields(url) { _ = once.give($0) }
+                // A block not called at once is waited for, at most the timeout on the application's clock.
+                guard !once.isGiven else { return }
+                once.setTimer(Task {
+                    try? await context.clock.sleep(seconds: MSALNativeAuthRequestInterceptorTimeout)
+                    if !Task.isCancelled, once.give(nil) {
+                        context.log.warning("The request interceptor did not call its completion block; the request goes without its headers.")
+                    }
+                })
+            }
+        } onCancel: {
+            _ = once.give(nil)
         }
         once.cancelTimer()
         return Self.checked(given ?? [:], log: context.log)
