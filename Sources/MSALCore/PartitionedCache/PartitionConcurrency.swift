@@ -77,6 +77,9 @@ final class OnceResult<T: Sendable>: @unchecked Sendable {
     private var outcome: Result<T, any Error>?
     private var waiter: CheckedContinuation<T, any Error>?
 
+    /// Whether an outcome was recorded.
+    var isFinished: Bool { lock.withLock { outcome != nil } }
+
     /// Records `result` if nothing was recorded yet; returns whether it was.
     @discardableResult
     func finish(_ result: Result<T, any Error>) -> Bool {

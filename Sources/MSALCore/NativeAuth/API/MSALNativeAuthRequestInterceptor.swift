@@ -25,25 +25,22 @@ struct NativeAuthInterceptor: @unchecked Sendable {
     /// The headers the app adds to the request to `url`, checked; waits for the completion block at most
     /// ``MSALNativeAuthRequestInterceptorTimeout`` seconds on `context`'s clock.
     func headers(for url: URL, context: TokenRequestContext) async -> [String: String] {
-        let once = OnceAnswer()
-        // A cancelled request stops waiting at once (and then fails as cancelled when it is sent).
-        let given: [String: String]? = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                once.wait(continuation)
-                interceptor.addAdditionalHeaderFields(url) { _ = once.give($0) }
-                // A block not called at once is waited for, at most the timeout on the application's clock.
-                guard !once.isGiven else { return }
-                once.setTimer(Task {
-                    try? await context.clock.sleep(seconds: MSALNativeAuthRequestInterceptorTimeout)
-                    if !Task.isCancelled, once.give(nil) {
-                        context.log.warning("The request interceptor did not call its completion block; the request goes without its headers.")
-                    }
-                })
+        let once = OnceResult<[String: String]?>()
+        interceptor.addAdditionalHeaderFields(url) { once.finish(.success($0)) }
+        // A block not called at once is waited for, at most the timeout on the application's clock; a cancelled
+        // request stops waiting at once (and then fails as cancelled when it is sent).
+        let timer: Task<Void, Never>? = once.isFinished ? nil : Task {
+            try? await context.clock.sleep(seconds: MSALNativeAuthRequestInterceptorTimeout)
+            if !Task.isCancelled, once.finish(.success(nil)) {
+                context.log.warning("The request interceptor did not call its completion block; the request goes without its headers.")
             }
-        } onCancel: {
-            _ = once.give(nil)
         }
-        once.cancelTimer()
+        let given = await withTaskCancellationHandler {
+            (try? await once.value()) ?? nil
+        } onCancel: {
+            once.finish(.success(nil))
+        }
+        timer?.cancel()
         return Self.checked(given ?? [:], log: context.log)
     }
 
@@ -65,51 +62,5 @@ struct NativeAuthInterceptor: @unchecked Sendable {
             kept[name] = value
         }
         return kept
-    }
-}
-
-/// One answer handed to one waiting continuation, whichever comes first; later answers are dropped.
-private final class OnceAnswer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<[String: String]?, Never>?
-    private var answer: [String: String]??
-    private var given = false
-    private var timer: Task<Void, Never>?
-
-    var isGiven: Bool { lock.withLock { given } }
-
-    func setTimer(_ task: Task<Void, Never>) {
-        lock.withLock { timer = task }
-    }
-
-    func cancelTimer() {
-        lock.withLock { timer }?.cancel()
-    }
-
-    func wait(_ continuation: CheckedContinuation<[String: String]?, Never>) {
-        lock.lock()
-        if let answer {
-            lock.unlock()
-            continuation.resume(returning: answer)
-            return
-        }
-        self.continuation = continuation
-        lock.unlock()
-    }
-
-    /// Gives `value` if nothing was given yet; whether it was the first.
-    func give(_ value: [String: String]?) -> Bool {
-        lock.lock()
-        guard !given else { lock.unlock(); return false }
-        given = true
-        guard let continuation else {
-            answer = .some(value)
-            lock.unlock()
-            return true
-        }
-        self.continuation = nil
-        lock.unlock()
-        continuation.resume(returning: value)
-        return true
     }
 }
