@@ -75,18 +75,9 @@ actor NativeSignInSession {
                 step = flow.received(note(await client.post("oauth2/v2.0/challenge",
                                                             [("continuation_token", token), ("challenge_type", types)],
                                                             correlationId: correlationId)))
-            case .redeemPassword(let grant):
-                switch await redeem(grant) {
-                case .next(let next): step = next
-                case .done(let result): return .completed(result)
-                }
-            case .redeemCode(let grant):
-                switch await redeem(grant) {
-                case .next(let next): step = next
-                case .done(let result): return .completed(result)
-                }
-            case .redeemContinuation(let grant):
-                switch await redeem(grant) {
+            case .redeemPassword(let grant as any TokenGrant), .redeemCode(let grant as any TokenGrant),
+                 .redeemContinuation(let grant as any TokenGrant):
+                switch flow.apply(await redeemed(grant)) {
                 case .next(let next): step = next
                 case .done(let result): return .completed(result)
                 }
@@ -131,10 +122,12 @@ actor NativeSignInSession {
                 var form = [("continuation_token", token)]
                 form += code.map { [("grant_type", "oob"), ("oob", $0)] } ?? [("grant_type", "continuation_token")]
                 step = await strongStep { $0.received(await self.post("register/v1.0/continue", form)) }
-            case .redeemCode(let grant):
-                if let result = await redeemStrong(grant, next: &step) { return .completed(result) }
-            case .redeemContinuation(let grant):
-                if let result = await redeemStrong(grant, next: &step) { return .completed(result) }
+            case .redeemCode(let grant as any TokenGrant), .redeemContinuation(let grant as any TokenGrant):
+                switch strongAuth?.apply(await redeemed(grant)) {
+                case .next(let next)?: step = next
+                case .done(let result)?: return .completed(result)
+                case nil: return .failed(.general, message: "No step is in progress.", errorCodes: [], canRetry: false)
+                }
             case .methodsListed(let methods):
                 return .methodsListed(machine.kind, methods)
             case .codeRequired(let sentTo, let channel, let length):
@@ -158,46 +151,16 @@ actor NativeSignInSession {
         note(await client.post(path, form, correlationId: correlationId))
     }
 
-    /// Redeems the strong step's grant: the result, or nil with the machine's next step in `next`.
-    private func redeemStrong(_ grant: some TokenGrant, next: inout NativeStrongAuthFlow.Step) async -> MSALResult? {
-        let redeemed = await client.redeem(grant, scopes: flow.scopes, correlationId: correlationId)
-        guard var machine = strongAuth else { return nil }
-        defer { strongAuth = machine }
-        switch redeemed {
-        case .signedIn(let result):
-            machine.redeemed()
-            client.keepOnly(result.account)
-            return result
-        case .rejected(let error):
-            lastServerError = error
-            next = machine.redeemFailed(error)
-        case .browserRequired(let reason):
-            next = machine.received(.browserRequired(reason: reason))
-        case .failed(let why):
-            next = machine.redeemInterrupted(why)
+    /// Redeems `grant`: a signed-in account becomes the app's only one; a service error is kept for the public
+    /// error's codes.
+    private func redeemed(_ grant: any TokenGrant) async -> NativeAuthClient.Redeemed {
+        let outcome = await client.redeem(grant, scopes: flow.scopes, correlationId: correlationId)
+        switch outcome {
+        case .signedIn(let result): client.keepOnly(result.account)
+        case .rejected(let error): lastServerError = error
+        case .browserRequired, .failed: break
         }
-        return nil
-    }
-
-    private enum Redeemed {
-        case next(NativeSignInFlow.Step)
-        case done(MSALResult)
-    }
-
-    private func redeem(_ grant: some TokenGrant) async -> Redeemed {
-        switch await client.redeem(grant, scopes: flow.scopes, correlationId: correlationId) {
-        case .signedIn(let result):
-            flow.redeemed()
-            client.keepOnly(result.account)
-            return .done(result)
-        case .rejected(let error):
-            lastServerError = error
-            return .next(flow.redeemFailed(error))
-        case .browserRequired(let reason):
-            return .next(flow.received(.browserRequired(reason: reason)))
-        case .failed(let why):
-            return .next(flow.redeemInterrupted(why))
-        }
+        return outcome
     }
 
     private func note(_ answer: NativeAuthAnswer) -> NativeAuthAnswer {
