@@ -48,13 +48,9 @@ extension NativeSession {
                 switch try await state.challengeAuthMethod(parameters: parameters) {
                 case .completed(let result): return result
                 case .verificationRequired(let sent):
-                    let first = MSALNativeAuthCodeRequired(newState: sent.newState, sentTo: sent.sentTo,
-                                                           channelTargetType: sent.channelTargetType, codeLength: sent.codeLength)
-                    return try await enterCode(first, submit: { try await $0.submitChallenge(challenge: $1) }, resend: { state in
+                    return try await enterCode(sent.codeRequired, submit: { try await $0.submitChallenge(challenge: $1) }, resend: { state in
                         switch try await state.challengeAuthMethod(parameters: parameters) {
-                        case .verificationRequired(let again):
-                            return MSALNativeAuthCodeRequired(newState: again.newState, sentTo: again.sentTo,
-                                                              channelTargetType: again.channelTargetType, codeLength: again.codeLength)
+                        case .verificationRequired(let again): return again.codeRequired
                         case .completed:
                             throw CLIError(message: "The address was registered without a code: run the sign-in again.")
                         }
@@ -82,5 +78,12 @@ extension NativeSession {
             throw CLIError(message: "No method was chosen.")
         }
         return methods[number - 1]
+    }
+}
+
+extension MSALNativeAuthRegisterStrongAuthVerificationRequiredResult {
+    /// The code sent, in the shape the shared code prompt (``NativeSession/enterCode(_:submit:resend:isWrongCode:)``) takes.
+    var codeRequired: MSALNativeAuthCodeRequired<RegisterStrongAuthVerificationRequiredState> {
+        MSALNativeAuthCodeRequired(newState: newState, sentTo: sentTo, channelTargetType: channelTargetType, codeLength: codeLength)
     }
 }

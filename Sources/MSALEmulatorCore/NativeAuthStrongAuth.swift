@@ -29,26 +29,22 @@ extension EmulatorCore {
     /// an app that did not declare the capability is sent to the browser (`redirect`).
     func strongAuthGate(token: String, flow: NativeAuthFlow, user: EmulatedUser) throws(EntraError) {
         guard let methods = strongMethods(of: user) else { return }
-        var next = flow
-        next.expiresAt = now + Self.continuationTokenLifetime
-        if methods.isEmpty {
-            guard flow.capabilities.contains("registration_required") else {
-                throw EntraError.redirect("The user must register a strong authentication method; the app did not declare registration_required.")
-            }
-            nativeAuthFlows.removeValue(forKey: token)
-            next.stage = .registrationRequired
-            throw EntraError(error: "invalid_grant", code: 50079,
-                             message: "Due to a configuration change made by your administrator, you must enroll in multi-factor authentication.",
-                             suberror: "registration_required", continuationToken: startFlow(next))
-        }
-        guard flow.capabilities.contains("mfa_required") else {
-            throw EntraError.redirect("The user needs a second factor; the app did not declare mfa_required.")
+        let registering = methods.isEmpty
+        let (capability, stage, code, message): (String, NativeAuthFlow.Stage, Int, String) = registering
+            ? ("registration_required", .registrationRequired, 50079,
+               "Due to a configuration change made by your administrator, you must enroll in multi-factor authentication.")
+            : ("mfa_required", .mfaRequired, 50076,
+               "Due to a configuration change made by your administrator, you must use multi-factor authentication.")
+        guard flow.capabilities.contains(capability) else {
+            throw EntraError.redirect(registering
+                ? "The user must register a strong authentication method; the app did not declare registration_required."
+                : "The user needs a second factor; the app did not declare mfa_required.")
         }
         nativeAuthFlows.removeValue(forKey: token)
-        next.stage = .mfaRequired
-        throw EntraError(error: "invalid_grant", code: 50076,
-                         message: "Due to a configuration change made by your administrator, you must use multi-factor authentication.",
-                         suberror: "mfa_required", continuationToken: startFlow(next))
+        var next = flow
+        next.expiresAt = now + Self.continuationTokenLifetime
+        next.stage = stage
+        throw EntraError(error: "invalid_grant", code: code, message: message, suberror: capability, continuationToken: startFlow(next))
     }
 
     /// `oauth2/v2.0/introspect` and `register/v1.0/*`.
