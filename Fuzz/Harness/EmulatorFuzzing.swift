@@ -32,7 +32,8 @@ enum EmulatorFuzzing {
 
     /// Values of one answer that a later request of the same input can use, so that the fuzzer reaches the sign-in
     /// steps, code redemption and device-code polling: `$CTX` (the pages' hidden `ctx`), `$CODE` (the code of a
-    /// redirect), `$DEVICE_CODE` and `$USER_CODE` (a device authorization answer), `$COOKIE` (the session cookie).
+    /// redirect), `$DEVICE_CODE` and `$USER_CODE` (a device authorization answer), `$COOKIE` (the session cookie),
+    /// and native authentication's `$CONT` (the last continuation token) and `$OTP` (the last code it "mailed").
     static func remember(_ response: EmulatorResponse, in values: inout [String: String]) {
         let body = String(decoding: response.body.prefix(1 << 16), as: UTF8.self)
         if let ctx = value(in: body, after: "name=\"ctx\" value=\"", until: "\"") { values["$CTX"] = ctx }
@@ -49,6 +50,8 @@ enum EmulatorFuzzing {
         if let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] {
             if let code = object["device_code"] as? String { values["$DEVICE_CODE"] = code }
             if let code = object["user_code"] as? String { values["$USER_CODE"] = code }
+            if let token = object["continuation_token"] as? String { values["$CONT"] = token }
+            if let codes = object["codes"] as? [[String: Any]], let code = codes.last?["code"] as? String { values["$OTP"] = code }
         }
     }
 
