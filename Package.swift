@@ -21,7 +21,9 @@ let appleSurface: String? = {
 
 let package = Package(
     name: "msal-swift",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // As low as MSAL for iOS/macOS 2.14's iOS 16; macOS 13, not 11: the core's clock (request timeouts, retries, the
+    // injectable MSALClock) is Swift's Clock and Duration, which macOS 13 brings.
+    platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         // The one import for apps: the core plus this platform's transport, user agent and file cache.
         .library(name: "MSAL", targets: ["MSAL"]),
@@ -90,6 +92,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The privacy manifest of the required-reason APIs this target calls (Apple platforms).
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
         // `import MSAL`: re-exports the core and picks this platform's services when an application is created.
@@ -123,6 +127,8 @@ let package = Package(
         .target(
             name: "MSALFileStorage",
             dependencies: ["MSALCore"],
+            // The privacy manifest of the required-reason APIs this target calls (Apple platforms).
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
         // The token cache encrypted at rest (Linux): the Secret Service through libsecret loaded at run time, else an
@@ -136,6 +142,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The privacy manifest of the required-reason APIs this target calls (Apple platforms).
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
         // The kernel key retention service's system calls (add_key, keyctl), which Swift cannot call variadically.
@@ -462,6 +470,7 @@ if let appleSurface {
     let keep: Set<String> = [
         "MSALSupport", "MSALCore", "MSAL", "MSALCertificates", "MSALFileStorage", "MSALSecureStorage", "CMSALKeyctl",
         "MSALSystemBrowser", "MSALHTTPTransport", "MSALURLSession", "MSALLoopback", "MSALTesting", "MSALTestSupport",
+        "MSALEmulator", "MSALEmulatorCore",
     ]
     package.targets.removeAll { !keep.contains($0.name) }
     package.products = [.library(name: "MSAL", targets: ["MSAL"])]
@@ -471,7 +480,7 @@ if let appleSurface {
     }
     package.targets.append(.testTarget(
         name: "MSALAppleTests",
-        dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALTesting"],
+        dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALTesting", "MSALEmulator", "MSALHTTPTransport"],
         path: "Tests/MSALAppleTests",
         // Swift Testing declares overlays for UIKit and AppKit that exist only in Apple's SDKs.
         swiftSettings: compile + [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]

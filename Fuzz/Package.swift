@@ -24,6 +24,7 @@ let fuzzTargets: [(name: String, harness: String)] = [
     ("azure-cli", "FuzzHarness"),
     ("keychain-item", "FuzzHarness"),
     ("native-auth", "FuzzHarness"),
+    ("embedded-webview", "FuzzHarness"),
     ("loopback", "FuzzLoopback"),
 ]
 

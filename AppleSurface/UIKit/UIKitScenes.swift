@@ -16,10 +16,23 @@ public import Foundation
     }
     public override init(frame: CGRect) { super.init(frame: frame) }
     public required init?(coder: NSCoder) { super.init(coder: coder) }
+    #if SURFACE_SDK_26
+    /// https://developer.apple.com/documentation/uikit/uiwindow/init() (deprecated in iOS 26.0; the surface marks every
+    /// deprecated declaration so, so that a use fails the warnings-as-errors build whatever the deployment target).
+    @available(*, deprecated, message: "Use init(windowScene:) instead. This will become unavailable in a future release.")
+    public convenience init() { self.init(frame: .zero) }
+    #endif
 
     open override var window: UIWindow? { self }
-    /// https://developer.apple.com/documentation/uikit/uiwindow/windowscene
-    open var windowScene: UIWindowScene? { scene }
+    /// https://developer.apple.com/documentation/uikit/uiwindow/windowscene (`weak var windowScene`, settable)
+    open var windowScene: UIWindowScene? {
+        get { scene }
+        set {
+            scene?.detach(self)
+            scene = newValue
+            newValue?.attach(self)
+        }
+    }
     /// https://developer.apple.com/documentation/uikit/uiwindow/iskeywindow
     open var isKeyWindow: Bool { key }
     /// https://developer.apple.com/documentation/uikit/uiwindow/rootviewcontroller
@@ -72,6 +85,7 @@ public import Foundation
     private var attached: [UIWindow] = []
 
     fileprivate func attach(_ window: UIWindow) { attached.append(window) }
+    fileprivate func detach(_ window: UIWindow) { attached.removeAll { $0 === window } }
 
     /// https://developer.apple.com/documentation/uikit/uiwindowscene/windows
     open var windows: [UIWindow] { attached }
@@ -96,33 +110,53 @@ public import Foundation
 
 /// https://developer.apple.com/documentation/uikit/uiapplication
 @MainActor open class UIApplication: UIResponder {
-    /// https://developer.apple.com/documentation/uikit/uiapplication/shared
+    #if SURFACE_APP_EXTENSION
+    /// https://developer.apple.com/documentation/uikit/uiapplication/shared: `NS_EXTENSION_UNAVAILABLE_IOS`
+    /// (`UIApplication.h`), so unavailable when code is built for an app extension (`-application-extension`). Linux
+    /// has no `iOSApplicationExtension` platform: the app-extension surface marks it unavailable outright.
+    @available(*, unavailable, message: "Use view controller based solutions where appropriate instead.")
     open class var shared: UIApplication { SurfaceScreen.application }
+    #else
+    /// https://developer.apple.com/documentation/uikit/uiapplication/shared
+    @available(iOSApplicationExtension, unavailable, message: "Use view controller based solutions where appropriate instead.")
+    open class var shared: UIApplication { SurfaceScreen.application }
+    #endif
 
     /// https://developer.apple.com/documentation/uikit/uiapplication/connectedscenes
     open var connectedScenes: Set<UIScene> { Set(SurfaceScreen.scenes) }
 
-    /// https://developer.apple.com/documentation/uikit/uiapplication/willenterforegroundnotification
-    public static let willEnterForegroundNotification = NSNotification.Name("UIApplicationWillEnterForegroundNotification")
+    /// https://developer.apple.com/documentation/uikit/uiapplication/willenterforegroundnotification (`nonisolated
+    /// class let`)
+    nonisolated public static let willEnterForegroundNotification = NSNotification.Name("UIApplicationWillEnterForegroundNotification")
 
-    /// https://developer.apple.com/documentation/uikit/uiapplication/openurloptionskey
+    /// https://developer.apple.com/documentation/uikit/uiapplication/openurloptionskey (`NS_TYPED_ENUM`: only
+    /// `init(rawValue:)`; deprecated in iOS 26.0 with the app delegate's URL method)
+    #if SURFACE_SDK_26
+    @available(*, deprecated, message: "Use UIScene lifecycle and UIOpenURLContext instead.")
+    #endif
     public struct OpenURLOptionsKey: Hashable, RawRepresentable, Sendable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public init(_ rawValue: String) { self.rawValue = rawValue }
         /// https://developer.apple.com/documentation/uikit/uiapplication/openurloptionskey/sourceapplication
         public static let sourceApplication = OpenURLOptionsKey(rawValue: "UIApplicationOpenURLOptionsSourceApplicationKey")
     }
 }
 
 /// https://developer.apple.com/documentation/uikit/uiapplicationdelegate (the stand-in's requirements have
-/// defaults, as the protocol's optional methods do).
+/// defaults, as the protocol's optional methods do: Swift on Linux has no `@objc optional`).
 @MainActor public protocol UIApplicationDelegate: NSObjectProtocol {
     /// https://developer.apple.com/documentation/uikit/uiapplicationdelegate/application(_:open:options:)
+    /// (deprecated in iOS 26.0)
+    #if SURFACE_SDK_26
+    @available(*, deprecated, message: "Use UIScene lifecycle and scene(_:openURLContexts:) instead.")
+    #endif
     func application(_ app: UIApplication, open url: URL, options: [UIApplication.OpenURLOptionsKey: Any]) -> Bool
 }
 
 extension UIApplicationDelegate {
+    #if SURFACE_SDK_26
+    @available(*, deprecated, message: "Use UIScene lifecycle and scene(_:openURLContexts:) instead.")
+    #endif
     public func application(_ app: UIApplication, open url: URL,
                             options: [UIApplication.OpenURLOptionsKey: Any]) -> Bool { false }
 }
@@ -144,7 +178,17 @@ extension UISceneDelegate {
 @MainActor public enum SurfaceScreen {
     static let application = UIApplication()
     static var scenes: [UIScene] = []
+    /// Every URL the application was asked to open in another app, in order.
+    public internal(set) static var openedURLs: [URL] = []
+    /// Whether the process runs as an app extension (no shared application), as the app-extension surface is built.
+    #if SURFACE_APP_EXTENSION
+    nonisolated static let isAppExtension = true
+    #else
+    nonisolated static let isAppExtension = false
+    #endif
 
     /// Connects `scenes` (replacing those connected before), in this order.
     public static func connect(_ connected: [UIScene]) { scenes = connected }
+    /// Forgets the URLs opened so far.
+    public static func resetOpenedURLs() { openedURLs = [] }
 }

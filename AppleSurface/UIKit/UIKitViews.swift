@@ -175,6 +175,12 @@ open class UIColor: NSObject, @unchecked Sendable {
 /// https://developer.apple.com/documentation/uikit/uiviewcontroller
 @MainActor open class UIViewController: UIResponder {
     private var loadedView: UIView?
+    /// Presentation state (UIKitPresentation.swift).
+    var presented: UIViewController?
+    weak var presenting: UIViewController?
+    var modalStyle: UIModalPresentationStyle = .automatic
+    var modalInPresentation = false
+    lazy var item = UINavigationItem()
 
     /// https://developer.apple.com/documentation/uikit/uiviewcontroller/init(nibname:bundle:)
     public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) { super.init() }

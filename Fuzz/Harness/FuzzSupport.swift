@@ -63,6 +63,7 @@ public enum FuzzHarnesses {
         "azure-cli": OutsideFilesFuzzing.azureCLI,
         "keychain-item": OutsideFilesFuzzing.keychainItem,
         "native-auth": NativeAuthFuzzing.answer,
+        "embedded-webview": WebviewFuzzing.events,
     ]
 
     /// The targets that drive an actor (the emulator core).

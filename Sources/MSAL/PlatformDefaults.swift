@@ -26,7 +26,8 @@ extension MSALPlatformServices {
     /// - transport: ``MSALDefaultHTTPClient/shared``, set up on the first request (an application that answers from
     ///   its cache never creates it);
     /// - user agent: on Linux an `MSALSystemBrowserWebAuthenticator` (system browser, loopback redirect); on Apple
-    ///   platforms the system authentication session where AuthenticationServices exists;
+    ///   platforms the system authentication session where AuthenticationServices exists, and an embedded web view
+    ///   (`MSALEmbeddedWebviewAuthenticator`) where WebKit exists, for calls that ask for one;
     /// - storage: on Linux an `MSALSecureTokenCacheStorage` (the cache encrypted at rest: Secret Service, else an
     ///   encrypted file keyed from the kernel keyring or a key file; plaintext only when allowed), chosen when the
     ///   application is created; on Apple platforms an `MSALKeychainTokenCacheStorage` (the keychain, in MSAL for
@@ -41,6 +42,7 @@ extension MSALPlatformServices {
     ) -> MSALPlatformServices {
         MSALPlatformServices(httpClient: DeferredHTTPClient(),
                              webAuthenticator: defaultWebAuthenticator(),
+                             embeddedWebAuthenticator: defaultEmbeddedWebAuthenticator(),
                              cacheStorage: { defaultCacheStorage(logger: logger, keychainSharingGroup: keychainSharingGroup) })
     }
 
@@ -51,6 +53,14 @@ extension MSALPlatformServices {
         return MSALSecureTokenCacheStorage(configuration: MSALSecureTokenCacheConfig(), logger: logger)
         #else
         return MSALFileTokenCacheStorage(fileURL: MSALFileTokenCacheStorage.defaultFileURL())
+        #endif
+    }
+
+    private static func defaultEmbeddedWebAuthenticator() -> (any MSALWebAuthenticator)? {
+        #if canImport(WebKit) && (canImport(UIKit) || canImport(AppKit))
+        return MSALEmbeddedWebviewAuthenticator()
+        #else
+        return nil
         #endif
     }
 

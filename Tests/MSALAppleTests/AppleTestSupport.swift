@@ -54,9 +54,10 @@ enum AppleFixture {
     }
 
     /// Answers each started authentication session as the provider's sign-in page would: with a code for the
-    /// authorization URL, redirected to the session's callback scheme.
+    /// authorization URL, redirected to the session's callback scheme; `fromBackground`: the completion handler
+    /// called on a background queue, as macOS calls it.
     @MainActor
-    static func answerSessions(with provider: MSALScriptedIdentityProvider) {
+    static func answerSessions(with provider: MSALScriptedIdentityProvider, fromBackground: Bool = false) {
         SurfaceAuthenticationSessions.handler = { started in
             let session = started.session
             var components = URLComponents(string: redirectUri)!
@@ -66,7 +67,11 @@ enum AppleFixture {
                 let query = URLComponents(url: session.surfaceURL, resolvingAgainstBaseURL: false)?.queryItems ?? []
                 components.queryItems = query.filter { $0.name == "state" }
             }
-            session.surfaceComplete(callbackURL: components.url, error: nil)
+            if fromBackground {
+                session.surfaceCompleteFromBackground(callbackURL: components.url, error: nil)
+            } else {
+                session.surfaceComplete(callbackURL: components.url, error: nil)
+            }
         }
     }
 }

@@ -9,12 +9,9 @@ import UIKit
 #elseif canImport(AppKit)
 import AppKit
 #endif
-#if canImport(WebKit)
-import WebKit
-#endif
 
 /// Interactive sign-in and browser sign-out in the authentication session: the window it is presented over, the
-/// ephemeral preference, cancellation, the user agents not offered, and the end-session round trip.
+/// ephemeral preference, cancellation, completion off the main thread, and the end-session round trip.
 extension AppleSurfaceTests {
     @MainActor
     func signIn(_ webview: MSALWebviewParameters, provider: MSALScriptedIdentityProvider) async throws -> MSALResult {
@@ -91,6 +88,24 @@ extension AppleSurfaceTests {
         #expect(SurfaceAuthenticationSessions.history.isEmpty)
     }
 
+    @Test("The session's completion handler called on a background queue, as macOS calls it, signs in (no isolation trap)")
+    @MainActor
+    func completionOffMainThread() async throws {
+        let (provider, shown) = AppleFixture.interactive()
+        AppleFixture.answerSessions(with: provider, fromBackground: true)
+        let webview = MSALWebviewParameters(authPresentationViewController: shown.controller)
+        let result = try await signIn(webview, provider: provider)
+        #expect(!result.accessToken.isEmpty)
+        #expect(SurfaceAuthenticationSessions.history.count == 1)
+
+        SurfaceAuthenticationSessions.handler = { started in
+            started.session.surfaceCompleteFromBackground(
+                callbackURL: nil, error: ASWebAuthenticationSessionError(.canceledLogin))
+        }
+        let error = await #expect(throws: MSALErrorInfo.self) { try await self.signIn(webview, provider: provider) }
+        #expect(error?.code == .userCanceled)
+    }
+
     @Test("Closing the sheet is MSALError.userCanceled")
     @MainActor
     func userCancels() async throws {
@@ -103,23 +118,6 @@ extension AppleSurfaceTests {
                                   provider: MSALScriptedIdentityProvider())
         }
         #expect(error?.code == .userCanceled)
-    }
-
-    @Test("An embedded web view is not offered: webviewType .wkWebView and customWebview fail with invalid parameter")
-    @MainActor
-    func embeddedWebViewRefused() async throws {
-        let (provider, shown) = AppleFixture.interactive()
-        let typed = MSALWebviewParameters(authPresentationViewController: shown.controller)
-        typed.webviewType = .wkWebView
-        let error = await #expect(throws: MSALErrorInfo.self) { try await self.signIn(typed, provider: provider) }
-        #expect(error?.internalCode == .internalErrorInvalidParameter)
-        #if canImport(WebKit)
-        let custom = MSALWebviewParameters(authPresentationViewController: shown.controller)
-        custom.customWebview = WKWebView()
-        let customError = await #expect(throws: MSALErrorInfo.self) { try await self.signIn(custom, provider: provider) }
-        #expect(customError?.internalCode == .internalErrorInvalidParameter)
-        #endif
-        #expect(SurfaceAuthenticationSessions.history.isEmpty)
     }
 
     @Test("Browser sign-out opens the end-session endpoint in the session and waits for its return to the app")

@@ -88,10 +88,10 @@ struct KeychainCacheSyncTests {
     }
 }
 
-/// The user agents MSAL does not offer fail before anything is shown, on every platform.
+/// The user agents a platform does not offer fail before anything is shown.
 @Suite("Web view parameters")
 struct WebviewParametersTests {
-    @Test("An embedded web view type fails with invalid parameter; a custom authenticator is used whatever the type")
+    @Test("Without WebKit an embedded web view type fails with invalid parameter; a custom authenticator is used whatever the type")
     func embeddedWebViewRefused() async throws {
         let provider = MSALScriptedIdentityProvider()
         let app = try makeFakeApp(provider)

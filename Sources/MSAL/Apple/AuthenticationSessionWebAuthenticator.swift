@@ -1,10 +1,10 @@
 #if canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
-public import AuthenticationServices
+import AuthenticationServices
 public import Foundation
 #if canImport(UIKit)
-public import UIKit
+import UIKit
 #elseif canImport(AppKit)
-public import AppKit
+import AppKit
 #endif
 
 /// Interactive sign-in and browser sign-out in the system authentication session (`ASWebAuthenticationSession`):
@@ -19,11 +19,16 @@ public import AppKit
 /// ``MSALInternalError/internalErrorInvalidRedirectURI`` for a redirect URI without a scheme;
 /// ``MSALInternalError/internalErrorSessionCanceled`` when the session cannot start;
 /// ``MSALInternalError/internalErrorInvalidState`` when sign-out returns another `state`.
-public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALDirectWebAuthenticator,
-    ASWebAuthenticationPresentationContextProviding, @unchecked Sendable {
-    /// The running session, kept alive until it completes, and the window it is presented over.
+///
+/// The class itself is not isolated to an actor (create it anywhere): the session's presentation context is a
+/// separate main-actor object, so that the class conforms to nothing Xcode 26.4 made `@MainActor`, and the session's
+/// completion handler is `@Sendable`, so that it runs wherever AuthenticationServices calls it (on macOS, a
+/// background queue).
+public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALDirectWebAuthenticator, @unchecked Sendable {
+    /// The running session, kept alive until it completes, and its presentation context (the session holds it
+    /// weakly).
     @MainActor private var running: ASWebAuthenticationSession?
-    @MainActor private var anchor: ASPresentationAnchor?
+    @MainActor private var context: SessionPresentationContext?
 
     /// Creates the authenticator.
     public override init() { super.init() }
@@ -39,22 +44,8 @@ public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALDire
     /// when this returns.
     public func endSession(url: URL, request: MSALWebAuthenticationRequest) async throws {
         let scheme = try callbackScheme(request)
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        var query = components?.queryItems ?? []
-        query.append(URLQueryItem(name: "post_logout_redirect_uri", value: request.redirectUri))
-        query.append(URLQueryItem(name: "state", value: request.state))
-        components?.queryItems = query
-        guard let signOutURL = components?.url else {
-            throw MSALErrorInfo.internal(.internalErrorInvalidParameter, "The end-session URL could not be built.",
-                                         correlationId: request.correlationId)
-        }
-        let callback = try await run(signOutURL, scheme: scheme, request: request)
-        let returned = MSALWebAuthenticationResponse(redirectUri: request.redirectUri, callbackURL: callback)
-        if let state = returned.parameters["state"], state != request.state {
-            throw MSALErrorInfo.internal(.internalErrorInvalidState,
-                                         "The end-session endpoint returned another state than the one sent.",
-                                         correlationId: request.correlationId)
-        }
+        let callback = try await run(EndSessionURL.make(url, request: request), scheme: scheme, request: request)
+        try EndSessionURL.check(callback, request: request)
     }
 
     /// The scheme of the redirect URI, which the session waits for.
@@ -106,7 +97,9 @@ public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALDire
                 correlationId: correlationId)))
             return
         }
-        let session = ASWebAuthenticationSession(url: url, callbackURLScheme: scheme) { callback, error in
+        // @Sendable: not isolated to the main actor, which this method is, so no run-time isolation check traps when
+        // AuthenticationServices calls it off the main thread.
+        let completion: ASWebAuthenticationSession.CompletionHandler = { @Sendable callback, error in
             let outcome: Result<URL, any Error>
             if let callback {
                 outcome = .success(callback)
@@ -115,17 +108,24 @@ public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALDire
             }
             Task { @MainActor in
                 self.running = nil
-                self.anchor = nil
+                self.context = nil
                 finish(outcome)
             }
         }
+        let session: ASWebAuthenticationSession
+        if #available(iOS 17.4, macOS 14.4, *) {
+            session = ASWebAuthenticationSession(url: url, callback: .customScheme(scheme), completionHandler: completion)
+        } else {
+            session = ASWebAuthenticationSession(url: url, callbackURLScheme: scheme, completionHandler: completion)
+        }
+        let presentation = SessionPresentationContext(window: window)
         session.prefersEphemeralWebBrowserSession = ephemeral
-        session.presentationContextProvider = self
+        session.presentationContextProvider = presentation
         running = session
-        anchor = window
+        context = presentation
         if !session.start() {
             running = nil
-            anchor = nil
+            context = nil
             finish(.failure(MSALErrorInfo.internal(.internalErrorSessionCanceled,
                                                    "The authentication session could not start.",
                                                    correlationId: correlationId)))
@@ -149,10 +149,24 @@ public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALDire
         return MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
                              description: "The user closed the sign-in session.", correlationId: correlationId)
     }
+}
 
-    /// The window the session is shown over, chosen when it started.
-    public nonisolated func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
-        MainActor.assumeIsolated { anchor ?? ASPresentationAnchor() }
+/// The presentation context of one authentication session: the window chosen before it started.
+///
+/// Its own main-actor class (AuthenticationServices holds it weakly; the authenticator keeps it until the session
+/// ends). The witness is nonisolated, which satisfies both generations of the requirement: nonisolated in Xcode 16,
+/// where a main-actor witness is an error, and main-actor isolated with the whole protocol from Xcode 26.4.
+@MainActor
+final class SessionPresentationContext: NSObject, ASWebAuthenticationPresentationContextProviding {
+    /// The window the session is shown over.
+    nonisolated let window: ASPresentationAnchor
+
+    init(window: ASPresentationAnchor) {
+        self.window = window
+    }
+
+    nonisolated func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
+        window
     }
 }
 #endif

@@ -12,7 +12,7 @@ enum PresentationAnchors {
         let application = NSApplication.shared
         let front = application.keyWindow ?? application.mainWindow
         let scene = PresentationAnchorChoice<NSWindow>.Scene(isForegroundActive: true, keyWindow: front, windows: [])
-        return PresentationAnchorChoice(controllerWindow: controller?.viewIfLoaded?.window, scenes: [scene]).anchor
+        return PresentationAnchorChoice(controllerWindow: controller.flatMap { $0.isViewLoaded ? $0.view.window : nil }, scenes: [scene]).anchor
     }
 }
 #endif

@@ -1,5 +1,6 @@
 // The authentication session's presentation anchor on UIKit: the presenting controller's window, else the key
-// window of the foreground active scene (PresentationAnchorChoice).
+// window of the foreground active scene (PresentationAnchorChoice); in an app extension, which has no shared
+// application, only the presenting controller's window.
 #if canImport(UIKit) && canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
 import AuthenticationServices
 import UIKit
@@ -9,7 +10,8 @@ enum PresentationAnchors {
     /// The window to present over for a presenting controller (`MSALWebviewParameters.parentViewController`).
     static func anchor(for presenter: AnyObject?) -> ASPresentationAnchor? {
         let controller = presenter as? UIViewController
-        let scenes = UIApplication.shared.connectedScenes.compactMap { $0 as? UIWindowScene }.map { scene in
+        let connected = SharedApplication.current?.connectedScenes ?? []
+        let scenes = connected.compactMap { $0 as? UIWindowScene }.map { scene in
             PresentationAnchorChoice<UIWindow>.Scene(isForegroundActive: scene.activationState == .foregroundActive,
                                                      keyWindow: scene.keyWindow, windows: scene.windows)
         }

@@ -19,20 +19,41 @@ struct InteractiveRequest: Sendable {
 }
 
 extension ClientEngine {
+    /// The user agent a call's web view parameters ask for: `own` (the parameters' ``MSALWebviewParameters/webAuthenticator``,
+    /// or the request's), else the platform's embedded web view or system user agent.
+    func userAgent(_ parameters: MSALWebviewParameters?, own: (any MSALWebAuthenticator)?, purpose: String,
+                   correlationId: UUID) throws -> any MSALWebAuthenticator {
+        if let own { return own }
+        switch parameters?.userAgentChoice ?? .system {
+        case .own(let authenticator):
+            return authenticator
+        case .unsupported(let reason):
+            throw MSALErrorInfo.invalidParameter(reason, correlationId: correlationId)
+        case .embedded:
+            guard let embeddedAuthenticator else {
+                throw MSALErrorInfo.invalidParameter(
+                    "An embedded web view (webviewType .wkWebView or customWebview) needs WebKit, which this platform "
+                        + "lacks; use .default.", correlationId: correlationId)
+            }
+            return embeddedAuthenticator
+        case .system:
+            guard let defaultAuthenticator else {
+                throw MSALErrorInfo.internal(.internalErrorNoViewController,
+                                             "No web authenticator is available \(purpose); set MSALWebviewParameters.webAuthenticator.",
+                                             correlationId: correlationId)
+            }
+            return defaultAuthenticator
+        }
+    }
+
     func acquireTokenInteractive(_ request: InteractiveRequest) async throws -> MSALResult {
         let correlationId = request.correlationId
         try Scopes.validate(request.scopes, correlationId: correlationId)
         if !request.extraScopesToConsent.isEmpty {
             try Scopes.validate(request.extraScopesToConsent, correlationId: correlationId)
         }
-        if let unsupported = request.webviewParameters?.unsupportedUserAgent {
-            throw MSALErrorInfo.invalidParameter(unsupported, correlationId: correlationId)
-        }
-        guard let authenticator = request.authenticator ?? defaultAuthenticator else {
-            throw MSALErrorInfo.internal(.internalErrorNoViewController,
-                                         "No web authenticator is available to show the sign-in pages; set MSALWebviewParameters.webAuthenticator.",
-                                         correlationId: correlationId)
-        }
+        let authenticator = try userAgent(request.webviewParameters, own: request.authenticator,
+                                          purpose: "to show the sign-in pages", correlationId: correlationId)
         let started = interactiveRunning.withLock { running -> Bool in
             if running { return false }
             running = true

@@ -26,6 +26,8 @@ final class ClientEngine: Sendable {
     let acquisition: TokenAcquisition
     /// The platform's user agent, for interactive calls that bring none.
     let defaultAuthenticator: (any MSALWebAuthenticator)?
+    /// The platform's embedded web view, for calls that ask for one (``MSALWebviewType/wkWebView``).
+    let embeddedAuthenticator: (any MSALWebAuthenticator)?
     /// Where interactive sign-ins are registered for cancellation: the process's, except in tests.
     let sessions: InteractiveSessions
     let hitMemo = SilentHitMemo()
@@ -46,11 +48,13 @@ final class ClientEngine: Sendable {
     }
 
     init(settings: EngineSettings, http: any MSALHTTPClient, clock: any MSALClock, cache: DocumentCachePort,
-         defaultAuthenticator: (any MSALWebAuthenticator)? = nil, resolver: AuthorityResolver = AuthorityResolver(),
+         defaultAuthenticator: (any MSALWebAuthenticator)? = nil,
+         embeddedAuthenticator: (any MSALWebAuthenticator)? = nil, resolver: AuthorityResolver = AuthorityResolver(),
          sessions: InteractiveSessions = .process) {
         self.settings = settings
         self.sessions = sessions
         self.defaultAuthenticator = defaultAuthenticator
+        self.embeddedAuthenticator = embeddedAuthenticator
         // Every request of the application passes here: traced at the verbose level and timed for the metadata.
         self.http = TracingHTTPClient.wrapping(http, log: settings.log)
         self.clock = clock

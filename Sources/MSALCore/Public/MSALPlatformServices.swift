@@ -16,14 +16,20 @@ public struct MSALPlatformServices: Sendable {
     /// The user agent, used when the call's ``MSALWebviewParameters/webAuthenticator`` is nil. `nil`: interactive
     /// calls without their own authenticator fail with ``MSALInternalError/internalErrorNoViewController``.
     public var webAuthenticator: (any MSALWebAuthenticator)?
+    /// The embedded web view, used for calls whose ``MSALWebviewParameters`` ask for one
+    /// (``MSALWebviewType/wkWebView`` or a custom web view). `nil`: those calls fail with
+    /// ``MSALInternalError/internalErrorInvalidParameter``.
+    public var embeddedWebAuthenticator: (any MSALWebAuthenticator)?
     /// Makes the storage used when ``MSALCacheConfig/storage`` is nil.
     public var cacheStorage: @Sendable () -> any MSALTokenCacheStorage
 
     /// Creates platform services. The default storage keeps tokens in memory only.
     public init(httpClient: any MSALHTTPClient, webAuthenticator: (any MSALWebAuthenticator)? = nil,
+                embeddedWebAuthenticator: (any MSALWebAuthenticator)? = nil,
                 cacheStorage: @escaping @Sendable () -> any MSALTokenCacheStorage = { MSALInMemoryTokenCacheStorage() }) {
         self.httpClient = httpClient
         self.webAuthenticator = webAuthenticator
+        self.embeddedWebAuthenticator = embeddedWebAuthenticator
         self.cacheStorage = cacheStorage
     }
 }

@@ -75,11 +75,9 @@ extension MSALPublicClientApplication {
                                                   correlationId: correlationId)
         if let endSession {
             let webview = signoutParameters.webviewParameters
-            guard let authenticator = webview.webAuthenticator ?? engine.defaultAuthenticator else {
-                throw MSALErrorInfo.internal(.internalErrorNoViewController,
-                                             "Browser sign-out needs a web authenticator; the local sign-out is done.",
-                                             correlationId: correlationId)
-            }
+            let authenticator = try engine.userAgent(webview, own: nil,
+                                                     purpose: "for browser sign-out (the local sign-out is done)",
+                                                     correlationId: correlationId)
             let request = MSALWebAuthenticationRequest(
                 redirectUri: engine.settings.redirectUri, state: OAuthRandom.state(), correlationId: correlationId,
                 prefersEphemeralSession: webview.prefersEphemeralWebBrowserSession, webviewParameters: webview)

@@ -61,7 +61,8 @@ public class MSALPublicClientApplication: @unchecked Sendable {
         let store = TokenCacheStore(storage: storage, log: settings.log)
         engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,
                               clock: snapshot.clock ?? MSALSystemClock(), cache: DocumentCachePort(store: store),
-                              defaultAuthenticator: platform.webAuthenticator, sessions: sessions)
+                              defaultAuthenticator: platform.webAuthenticator,
+                              embeddedAuthenticator: platform.embeddedWebAuthenticator, sessions: sessions)
         configurationCopy = snapshot
     }
 

@@ -11,12 +11,16 @@ public enum MSALWebviewType: Int, Sendable {
     /// Safari view controller (iOS). Not offered: interactive calls fail with
     /// ``MSALInternalError/internalErrorInvalidParameter``.
     case safariViewController = 2
-    /// An embedded web view (iOS). Not offered: interactive calls fail with
-    /// ``MSALInternalError/internalErrorInvalidParameter``.
+    /// An embedded web view (`WKWebView`): MSAL's own sign-in view presented over the parent view controller, or
+    /// the app's ``MSALWebviewParameters/customWebview``. Where WebKit is absent (Linux), interactive calls fail
+    /// with ``MSALInternalError/internalErrorInvalidParameter``. The raw value is 3 on iOS and 2 elsewhere, as in
+    /// MSAL for iOS/macOS.
     case wkWebView = 3
     #else
-    /// An embedded web view (macOS). Not offered: interactive calls fail with
-    /// ``MSALInternalError/internalErrorInvalidParameter``; native apps use the system's session or browser.
+    /// An embedded web view (`WKWebView`): MSAL's own sign-in window, or the app's
+    /// ``MSALWebviewParameters/customWebview``. Where WebKit is absent (Linux), interactive calls fail with
+    /// ``MSALInternalError/internalErrorInvalidParameter``. The raw value is 2 here and 3 on iOS, as in MSAL for
+    /// iOS/macOS.
     case wkWebView = 2
     #endif
 }
@@ -28,8 +32,9 @@ public enum MSALWebviewType: Int, Sendable {
 /// Set ``webAuthenticator`` to show the sign-in pages your own way (a custom browser launcher, an automated browser
 /// in tests).
 public final class MSALWebviewParameters: @unchecked Sendable {
-    /// The user agent type. Default ``MSALWebviewType/default``. An embedded web view is not offered: interactive
-    /// calls fail with ``MSALInternalError/internalErrorInvalidParameter`` unless ``webAuthenticator`` is set.
+    /// The user agent type. Default ``MSALWebviewType/default``. ``MSALWebviewType/wkWebView`` signs in in an
+    /// embedded web view where WebKit exists; elsewhere, and for the Safari view controller, interactive calls fail
+    /// with ``MSALInternalError/internalErrorInvalidParameter`` unless ``webAuthenticator`` is set.
     @MSALLocked public var webviewType: MSALWebviewType = .default
     /// Whether the browser should not share cookies with other sessions, where the user agent supports it.
     @MSALLocked public var prefersEphemeralWebBrowserSession: Bool = false
@@ -40,23 +45,40 @@ public final class MSALWebviewParameters: @unchecked Sendable {
     /// The view controller the sign-in is presented from (held weakly, as MSAL for iOS/macOS does); typed by the
     /// platform module (`parentViewController`).
     @MSALLocked package var presenter = ObjectReference(nil, weak: true)
-    /// A web view the app asked sign-in to use (`customWebview`, held strongly); not offered.
+    /// A web view the app asked sign-in to use (`customWebview`, held strongly).
     @MSALLocked package var customWebviewObject = ObjectReference(nil, weak: false)
+    /// The raw value of the modal presentation style of MSAL's embedded sign-in view (`presentationStyle`, iOS);
+    /// 0 is UIKit's `fullScreen`, MSAL for iOS/macOS's default.
+    @MSALLocked package var presentationStyleRawValue = 0
 
     /// Creates parameters for the platform's default user agent.
     public init() {}
 
-    /// Why the user agent these parameters ask for cannot be used, or nil when it can: an embedded web view or
-    /// Safari view controller is not offered (the system authentication session or browser is).
-    package var unsupportedUserAgent: String? {
-        guard webAuthenticator == nil else { return nil }
-        if customWebviewObject.object != nil {
-            return "A custom web view (customWebview) is not offered; leave it nil to sign in in the system's authentication session or browser."
-        }
+    /// The user agent these parameters ask for.
+    package enum UserAgentChoice {
+        /// ``webAuthenticator``.
+        case own(any MSALWebAuthenticator)
+        /// The platform's user agent (the system authentication session or browser).
+        case system
+        /// An embedded web view (``MSALWebviewType/wkWebView``, or a custom web view).
+        case embedded
+        /// A user agent not offered, and why.
+        case unsupported(String)
+    }
+
+    /// The user agent these parameters ask for: ``webAuthenticator`` when set, else an embedded web view for
+    /// ``MSALWebviewType/wkWebView`` or a custom web view (MSAL for iOS/macOS uses a custom web view whatever the
+    /// type), else the system's.
+    package var userAgentChoice: UserAgentChoice {
+        if let webAuthenticator { return .own(webAuthenticator) }
+        if customWebviewObject.object != nil { return .embedded }
         switch webviewType {
-        case .default, .authenticationSession: return nil
-        default:
-            return "The web view type \(webviewType) is not offered; use .default or .authenticationSession."
+        case .default, .authenticationSession: return .system
+        case .wkWebView: return .embedded
+        #if os(iOS)
+        case .safariViewController:
+            return .unsupported("The Safari view controller is not offered; use .default, .authenticationSession or .wkWebView.")
+        #endif
         }
     }
 }

@@ -1,0 +1,202 @@
+package import Foundation
+
+/// How sign-in in an embedded web view (`webviewType = .wkWebView`, `customWebview`) goes, decided as MSAL for
+/// iOS/macOS decides it: what the web view may load, when the flow ends and with what, which notifications the app
+/// is told. Pure: the WebKit glue feeds it the web view's events and carries out each ``Step``.
+///
+/// The rules, in order, for a navigation the web view asks about:
+/// 1. `msauth://` (a broker or device-registration request) ends the flow: there is no broker, so it fails with
+///    ``MSALError/workplaceJoinRequired`` for device registration, else
+///    ``MSALInternalError/internalBrokerNotAvailable``. `browser://` (the page asks to continue in the browser) opens
+///    the same address over `https` in the system browser and ends the flow as cancelled (``MSALError/userCanceled``).
+/// 2. An address that starts with the redirect URI (compared without regard to case) ends the flow with that
+///    address: the authorization response.
+/// 3. `about:blank` and `about:srcdoc` load.
+/// 4. A clicked link to a new window over `https`, or to any scheme that is not `http(s)` (`mailto:`, an app's
+///    scheme), opens in the system browser (the system routes it) and stays out of the web view; `javascript:`,
+///    `data:`, `blob:`, `file:` and `about:` links are not followed at all.
+/// 5. Anything else that is not `https` ends the flow with ``MSALInternalError/internalErrorNonHttpsRedirect``.
+/// 6. Everything else loads.
+///
+/// A page asking for a new window (other than a clicked link) gets none; an `https` one opens in the system
+/// browser. A load failure ends the flow, except a cancelled load (`NSURLErrorCancelled`) and WebKit's own
+/// interruptions (`WebKitErrorDomain`, such as a load stopped by this policy). The user closing the view ends it as
+/// ``MSALError/userCanceled``. Once the flow has ended, every later event is ignored and every navigation cancelled.
+package struct EmbeddedWebviewNavigation: Sendable {
+    /// Where a navigation would load.
+    package enum Target: Sendable, Equatable {
+        /// The web view's page.
+        case mainFrame
+        /// A frame inside the page.
+        case subframe
+        /// A new window (`target=_blank`, `window.open`): WebKit's `targetFrame` is nil.
+        case newWindow
+    }
+
+    /// What the web view reports.
+    package enum Event: Sendable {
+        /// It asks whether to follow a navigation to the address (`decidePolicyFor navigationAction`).
+        case navigation(URL?, target: Target, linkActivated: Bool)
+        /// The page asks for a new window (`createWebViewWith`).
+        case newWindow(URL?, linkActivated: Bool)
+        /// A page finished loading.
+        case finishedLoading(URL?)
+        /// A load failed.
+        case failedLoading(any Error)
+        /// The user closed the sign-in view (the Cancel button, the window's close button).
+        case userCanceled
+        /// The call was cancelled (its task).
+        case cancelled
+    }
+
+    /// Whether the web view follows the navigation asked about.
+    package enum Policy: Sendable, Equatable {
+        case allow, cancel
+    }
+
+    /// A notification the app is sent (``Foundation/NSNotification/Name/MSALWebAuthDidStartLoad`` ...).
+    package enum Notice: Sendable {
+        case didStartLoad(URL)
+        case didFinishLoad(URL?)
+        case didFail(MSALErrorInfo)
+        case didComplete(URL)
+    }
+
+    /// How the flow ended.
+    package enum Outcome: Sendable {
+        /// The address that reached the redirect URI.
+        case redirect(URL)
+        case failure(MSALErrorInfo)
+    }
+
+    /// What to do about one event.
+    package struct Step: Sendable {
+        /// For a navigation: follow it or not.
+        package var policy: Policy?
+        /// The notifications to post, in order.
+        package var notices: [Notice] = []
+        /// An address to open in the system browser.
+        package var openInBrowser: URL?
+        /// Set when the flow has ended: close the view and finish with it.
+        package var outcome: Outcome?
+    }
+
+    /// The redirect URI the authorization response is sent to.
+    package let redirectURI: String
+    /// The call's correlation id, for the errors.
+    package let correlationId: UUID
+    /// Whether the flow has ended.
+    package private(set) var isFinished = false
+
+    package init(redirectURI: String, correlationId: UUID) {
+        self.redirectURI = redirectURI
+        self.correlationId = correlationId
+    }
+
+    /// What to do about `event`.
+    package mutating func handle(_ event: Event) -> Step {
+        guard !isFinished else {
+            if case .navigation = event { return Step(policy: .cancel) }
+            return Step()
+        }
+        switch event {
+        case .navigation(let url, let target, let linkActivated):
+            return navigate(url, target: target, linkActivated: linkActivated)
+        case .newWindow(let url, let linkActivated):
+            guard !linkActivated, let url, url.scheme?.lowercased() == "https" else { return Step() }
+            return Step(notices: [.didFinishLoad(url)], openInBrowser: url)
+        case .finishedLoading(let url):
+            return Step(notices: [.didFinishLoad(url)])
+        case .failedLoading(let error):
+            return failed(error)
+        case .userCanceled:
+            return finish(.failure(MSALErrorInfo(.userCanceled, description: "The user closed the sign-in view.",
+                                                 correlationId: correlationId)))
+        case .cancelled:
+            return finish(.failure(.cancelled("The interactive sign-in", correlationId: correlationId)))
+        }
+    }
+
+    private mutating func navigate(_ url: URL?, target: Target, linkActivated: Bool) -> Step {
+        guard let url else { return Step(policy: .cancel) }
+        let scheme = url.scheme?.lowercased() ?? ""
+        let address = url.absoluteString
+        var notices: [Notice] = []
+        if target == .mainFrame, address != "about:blank", address != "about:srcdoc" {
+            notices.append(.didStartLoad(url))
+        }
+        var step: Step
+        switch scheme {
+        case "msauth":
+            step = finish(.failure(Self.brokerRequest(url, correlationId: correlationId)))
+        case "browser":
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            components?.scheme = "https"
+            step = finish(.failure(MSALErrorInfo(
+                .userCanceled, internalCode: .internalErrorSessionCanceled,
+                description: "The sign-in page asked to continue in the system browser; it was opened there.",
+                correlationId: correlationId)))
+            step.openInBrowser = components?.url
+        default:
+            if address.lowercased().hasPrefix(redirectURI.lowercased()) {
+                step = finish(.redirect(url))
+            } else if address == "about:blank" || address == "about:srcdoc" {
+                step = Step(policy: .allow)
+            } else if linkActivated, (scheme == "https" && target == .newWindow) || !scheme.hasPrefix("http") {
+                // Addresses that only mean something inside a page are not handed to another app.
+                let local = Self.pageLocalSchemes.contains(scheme)
+                step = Step(policy: .cancel, notices: local ? [] : [.didFinishLoad(url)], openInBrowser: local ? nil : url)
+            } else if scheme != "https" {
+                step = finish(.failure(.internal(
+                    .internalErrorNonHttpsRedirect,
+                    "The sign-in page went to an address that is not https (\(scheme.isEmpty ? "no scheme" : scheme)); it was not loaded.",
+                    correlationId: correlationId)))
+            } else {
+                step = Step(policy: .allow)
+            }
+        }
+        step.policy = step.policy ?? .cancel
+        step.notices = notices + step.notices
+        return step
+    }
+
+    private mutating func failed(_ error: any Error) -> Step {
+        let ns = error as NSError
+        if ns.domain == NSURLErrorDomain && ns.code == NSURLErrorCancelled { return Step() }
+        if ns.domain == "WebKitErrorDomain" { return Step() }
+        let info: MSALErrorInfo
+        if ns.domain == NSURLErrorDomain {
+            let host = (ns.userInfo[NSURLErrorFailingURLErrorKey] as? URL)?.host
+            info = .transport(error, host: host, correlationId: correlationId)
+        } else {
+            info = .unexpected(error, correlationId: correlationId)
+        }
+        return finish(.failure(info))
+    }
+
+    private mutating func finish(_ outcome: Outcome) -> Step {
+        isFinished = true
+        switch outcome {
+        case .redirect(let url): return Step(policy: .cancel, notices: [.didComplete(url)], outcome: outcome)
+        case .failure(let error): return Step(policy: .cancel, notices: [.didFail(error)], outcome: outcome)
+        }
+    }
+
+    /// Schemes that name something inside a page or on the device, never opened in another app.
+    static let pageLocalSchemes: Set<String> = ["javascript", "data", "blob", "file", "about", ""]
+
+    /// The error for a `msauth://` request: device registration (`wpj`, `enroll`, `compliance`) or a broker.
+    static func brokerRequest(_ url: URL, correlationId: UUID) -> MSALErrorInfo {
+        switch url.host?.lowercased() {
+        case "wpj", "enroll", "compliance":
+            return MSALErrorInfo(.workplaceJoinRequired,
+                                 description: "The organization requires a registered or compliant device; register it "
+                                    + "(Company Portal or Microsoft Authenticator) and sign in again.",
+                                 correlationId: correlationId)
+        default:
+            return .internal(.internalBrokerNotAvailable,
+                             "The sign-in page asked for a broker app, which this library does not use yet.",
+                             correlationId: correlationId)
+        }
+    }
+}
