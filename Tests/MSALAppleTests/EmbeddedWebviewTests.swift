@@ -222,3 +222,69 @@ extension AppleSurfaceTests {
         #expect(SurfaceAuthenticationSessions.history.isEmpty)
     }
 }
+
+import MSALEmulator
+
+/// The embedded web view against the emulator over HTTPS: the surface's web view loads each page from the emulator
+/// (redirects included, each decided by MSAL's navigation delegate), as WebKit would.
+extension AppleSurfaceTests {
+    @MainActor
+    static func loadFromEmulator(_ http: MSALNIOHTTPClient) {
+        SurfaceWebViews.reset()
+        SurfaceWebViews.loader = { request in
+            guard let url = request.url else { return .failure(URLError(.badURL)) }
+            do {
+                let response = try await http.send(MSALHTTPRequest(method: "GET", url: url, timeout: 30))
+                let location = response.headers.first { $0.key.lowercased() == "location" }?.value
+                if (300..<400).contains(response.statusCode), let location,
+                   let target = URL(string: location, relativeTo: url)?.absoluteURL {
+                    return .redirect(target)
+                }
+                return .page(url)
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    @Test(".wkWebView and customWebview sign in against the emulator over HTTPS, and sign out in the web view")
+    @MainActor
+    func embeddedAgainstEmulator() async throws {
+        AppleFixture.resetKeychain()
+        SurfaceAuthenticationSessions.reset()
+        let shown = ShownController()
+        var configuration = EmulatorConfiguration.default
+        configuration.autoApproveUsername = configuration.defaults.username
+        let emulator = try await IdentityEmulator.start(configuration)
+        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        Self.loadFromEmulator(http)
+        let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId,
+                                                       redirectUri: "msauth.com.example.msaldemo://auth",
+                                                       authority: try MSALAADAuthority(url: emulator.authorityURL))
+        config.httpClient = http
+        config.cacheConfig.keychainSharingGroup = AppleFixture.group
+        let app = try MSALPublicClientApplication(configuration: config)
+
+        let own = MSALWebviewParameters(authPresentationViewController: shown.controller)
+        own.webviewType = .wkWebView
+        let first = try await value(of: embeddedSignIn(own, app: app))
+        #expect(first.account.username == configuration.defaults.username)
+
+        let appWebView = WKWebView(frame: .zero, configuration: MSALWebviewParameters.defaultWKWebviewConfiguration)
+        let custom = MSALWebviewParameters(authPresentationViewController: shown.controller)
+        custom.customWebview = appWebView
+        let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: custom)
+        parameters.promptType = .login
+        let second = try await app.acquireToken(with: parameters)
+        #expect(second.account.identifier == first.account.identifier)
+        #expect(SurfaceWebViews.loaded.count == 2 && SurfaceWebViews.loaded.last === appWebView)
+        #expect(SurfaceAuthenticationSessions.history.isEmpty)
+
+        let signout = MSALSignoutParameters(webviewParameters: custom)
+        signout.signoutFromBrowser = true
+        #expect(try await app.signout(with: second.account, signoutParameters: signout))
+        #expect(SurfaceWebViews.loaded.count == 3)
+        #expect(try app.allAccounts().isEmpty)
+        await emulator.stop()
+    }
+}
