@@ -280,3 +280,24 @@ final class SeedCompatibilityTests: XCTestCase {
         XCTAssertEqual(nsError.code, MSALError.interactionRequired.rawValue)
     }
 }
+
+final class NativeAuthSampleCompatibilityTests: XCTestCase {
+    func testAuthorityFactoryMakesTheSubclassTheURLNames() throws {
+        XCTAssertTrue(try MSALAuthority(url: URL(string: "https://contoso.ciamlogin.com")!) is MSALCIAMAuthority)
+        XCTAssertTrue(try MSALAuthority(url: URL(string: "https://contoso.b2clogin.com/tfp/contoso.onmicrosoft.com/b2c_1_susi")!)
+                      is MSALB2CAuthority)
+        XCTAssertTrue(try MSALAuthority(url: URL(string: "https://login.microsoftonline.com/common")!) is MSALAADAuthority)
+        let base: MSALAuthority = try MSALAuthority(url: URL(string: "https://contoso.ciamlogin.com/contoso.onmicrosoft.com")!)
+        XCTAssertEqual((base as? MSALCIAMAuthority)?.url.host, "contoso.ciamlogin.com")
+    }
+
+    func testNativeAuthConfigurationTakesAnMSALAuthority() throws {
+        let config = try NativeAuthSampleConfiguration.make(clientId: "2d3bc7a5-2d62-4b9b-8c42-1d7f0b3a6c11", tenant: "contoso")
+        let application = try MSALNativeAuthPublicClientApplication(nativeAuthConfiguration: config)
+        XCTAssertNotNil(application)
+        let aad = MSALNativeAuthPublicClientApplicationConfig(
+            clientId: "2d3bc7a5-2d62-4b9b-8c42-1d7f0b3a6c11",
+            authority: try MSALAuthority(url: URL(string: "https://login.microsoftonline.com/common")!), challengeTypes: [.OOB])
+        XCTAssertThrowsError(try MSALNativeAuthPublicClientApplication(nativeAuthConfiguration: aad))
+    }
+}

@@ -67,6 +67,53 @@ struct NativeSignUpResetTests {
         #expect(again2.account.username == username)
     }
 
+    /// A sign-up screen adopting three delegates that share `onSignUpCompleted` and `onSignUpAttributesRequired`,
+    /// implementing neither (it compiles, as with MSAL for iOS/macOS's optional methods).
+    @MainActor
+    final class SharedCallbackScreen: SignUpStartDelegate, SignUpVerifyCodeDelegate, SignUpPasswordRequiredDelegate {
+        var events: [String] = []
+        var codeState: SignUpCodeRequiredState?
+        var waiter: CheckedContinuation<Void, Never>?
+        private func record(_ event: String) { events.append(event); waiter?.resume(); waiter = nil }
+        func wait(_ start: () -> Void) async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in waiter = continuation; start() }
+        }
+        func onSignUpStartError(error: SignUpStartError) { record("start error: \(error.errorDescription ?? "")") }
+        func onSignUpCodeRequired(newState: SignUpCodeRequiredState, sentTo: String, channelTargetType: MSALNativeAuthChannelType,
+                                  codeLength: Int) {
+            codeState = newState
+            record("code")
+        }
+        func onSignUpVerifyCodeError(error: VerifyCodeError, newState: SignUpCodeRequiredState?) {
+            record("code error: \(error.errorDescription ?? "")")
+        }
+        func onSignUpPasswordRequiredError(error: PasswordRequiredError, newState: SignUpPasswordRequiredState?) { record("password error") }
+    }
+
+    @Test("Sign-up attributes typed [String: Any]; a class adopting several delegates without their shared callbacks hears an error naming the one it lacks")
+    @MainActor
+    func sharedCallbacksAndAnyAttributes() async throws {
+        let emulator = try await Self.startEmulator()
+        defer { Task { await emulator.stop() } }
+        let app = try NativeAuthAPITests.makeApp(emulator)
+        let screen = SharedCallbackScreen()
+        let refused = MSALNativeAuthSignUpParameters(username: "ada.delegates@example.org")
+        refused.attributes = ["displayName": "Ada", "born": Date()]
+        await screen.wait { app.signUp(parameters: refused, delegate: screen) }
+        #expect(screen.events.last == "start error: Attribute values must be strings, numbers or booleans.")
+
+        let parameters = MSALNativeAuthSignUpParameters(username: "ada.delegates@example.org")
+        parameters.password = "Str0ng!Passw0rd"
+        var attributes: [String: Any] = [:]
+        attributes["displayName"] = "Ada Lovelace"
+        parameters.attributes = attributes
+        await screen.wait { app.signUp(parameters: parameters, delegate: screen) }
+        #expect(screen.events.last == "code")
+        let code = try await NativeAuthAPITests.lastCode(emulator, for: "ada.delegates@example.org")
+        await screen.wait { screen.codeState?.submitCode(code: code, delegate: screen) }
+        #expect(screen.events.last == "code error: The delegate does not implement onSignUpCompleted, which this answer needs.")
+    }
+
     @Test("Sign-up with everything up front, and the start errors: existing user, weak password, invalid attributes")
     func signUpUpFront() async throws {
         let emulator = try await Self.startEmulator()

@@ -29,7 +29,7 @@ extension MSALWebviewParameters {
 
     /// The view controller sign-in is presented from (held weakly). `nil`: the key window of the foreground active
     /// scene.
-    public var parentViewController: MSALViewController? {
+    public var parentViewController: MSALViewController! {
         get { presenter.object as? MSALViewController }
         set { presenter = ObjectReference(newValue, weak: true) }
     }

@@ -39,7 +39,7 @@ public enum MSALAzureCloudInstance: Int, Sendable {
 /// A Microsoft Entra ID authority: `https://<host>/<common | organizations | consumers | tenant id | domain>`.
 public final class MSALAADAuthority: MSALAuthority, @unchecked Sendable {
     /// Creates an AAD authority from its URL, such as `https://login.microsoftonline.com/common`.
-    public override init(url: URL) throws {
+    public init(url: URL) throws {
         super.init(descriptor: try AuthorityDescriptor.parse(url, as: .aad))
     }
 
@@ -119,7 +119,7 @@ public final class MSALAADAuthority: MSALAuthority, @unchecked Sendable {
 /// them in ``MSALPublicClientApplicationConfig/knownAuthorities``.
 public final class MSALB2CAuthority: MSALAuthority, @unchecked Sendable {
     /// Creates a B2C authority from its URL.
-    public override init(url: URL) throws {
+    public init(url: URL) throws {
         super.init(descriptor: try AuthorityDescriptor.parse(url, as: .b2c))
     }
 
@@ -137,7 +137,7 @@ public final class MSALB2CAuthority: MSALAuthority, @unchecked Sendable {
 /// CIAM authorities are never validated through instance discovery.
 public final class MSALCIAMAuthority: MSALAuthority, @unchecked Sendable {
     /// Creates a CIAM authority from its URL.
-    public override init(url: URL) throws {
+    public init(url: URL) throws {
         super.init(descriptor: try AuthorityDescriptor.parse(url, as: .ciam))
     }
 

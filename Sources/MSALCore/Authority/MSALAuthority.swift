@@ -153,19 +153,14 @@ struct AuthorityDescriptor: Sendable, Hashable {
 /// An authority: the identity provider and tenant that issue tokens.
 ///
 /// Create one with the initializer of the matching subclass (``MSALAADAuthority``, ``MSALB2CAuthority``,
-/// ``MSALCIAMAuthority``), or with `MSALAuthority(url:)`, which recognises the kind from the URL. Authorities are
-/// immutable and safe to share between tasks.
+/// ``MSALCIAMAuthority``), or with `MSALAuthority(url:)`, which recognises the kind from the URL and makes that
+/// subclass, as MSAL for iOS/macOS's factory does (`MSALAuthority(url: ciamURL) as? MSALCIAMAuthority` succeeds).
+/// Authorities are immutable and safe to share between tasks.
 public class MSALAuthority: @unchecked Sendable, Hashable, CustomStringConvertible {
     let descriptor: AuthorityDescriptor
 
     /// The normalized authority URL.
     public var url: URL { descriptor.url }
-
-    /// Creates the authority `url` names: B2C for `/tfp/` and `*.b2clogin.com` URLs, CIAM for `*.ciamlogin.com`,
-    /// AAD otherwise. Throws ``MSALInternalError/internalErrorInvalidParameter`` for a malformed or non-https URL.
-    public init(url: URL) throws {
-        descriptor = try AuthorityDescriptor.parse(url, as: nil)
-    }
 
     init(descriptor: AuthorityDescriptor) {
         self.descriptor = descriptor
@@ -173,9 +168,7 @@ public class MSALAuthority: @unchecked Sendable, Hashable, CustomStringConvertib
 
     /// The authority `url` names, as an instance of the matching subclass: ``MSALB2CAuthority`` for `/tfp/` and
     /// `*.b2clogin.com` URLs, ``MSALCIAMAuthority`` for `*.ciamlogin.com`, ``MSALAADAuthority`` otherwise (what
-    /// MSAL for iOS/macOS's `authorityWithURL:error:` returns). Use it where the kind matters, such as listing a B2C
-    /// authority in ``MSALPublicClientApplicationConfig/knownAuthorities``; `MSALAuthority(url:)` recognises the
-    /// same kinds but, being an initializer, always makes the base class.
+    /// MSAL for iOS/macOS's `authorityWithURL:error:` returns). `MSALAuthority(url:)` makes the same.
     ///
     /// Throws ``MSALInternalError/internalErrorInvalidParameter`` for a malformed or non-https URL.
     public static func authority(with url: URL) throws -> MSALAuthority {
@@ -201,4 +194,24 @@ public class MSALAuthority: @unchecked Sendable, Hashable, CustomStringConvertib
     }
 
     public var description: String { descriptor.urlString }
+}
+
+/// What lets `MSALAuthority(url:)` make the subclass its URL names, as MSAL for iOS/macOS's
+/// `authorityWithURL:error:` factory does: a class's initializer can only make its own class, a protocol extension's
+/// can hand back any instance of `Self`. Not for conforming to elsewhere.
+public protocol _MSALAuthorityFactory {}
+
+extension MSALAuthority: _MSALAuthorityFactory {}
+
+extension _MSALAuthorityFactory where Self: MSALAuthority {
+    /// Creates the authority `url` names, as an instance of the matching subclass: ``MSALB2CAuthority`` for `/tfp/`
+    /// and `*.b2clogin.com` URLs, ``MSALCIAMAuthority`` for `*.ciamlogin.com`, ``MSALAADAuthority`` otherwise.
+    /// Throws ``MSALInternalError/internalErrorInvalidParameter`` for a malformed or non-https URL.
+    public init(url: URL) throws {
+        let made = try MSALAuthority.authority(with: url)
+        guard let typed = made as? Self else {
+            throw MSALErrorInfo.invalidParameter("\(url.absoluteString) is not a \(Self.self) authority.")
+        }
+        self = typed
+    }
 }

@@ -23,8 +23,13 @@ public final class MSALNativeAuthSignUpParameters: @unchecked Sendable {
     /// The password, when the app collected it up front.
     @MSALLocked public var password: String?
     /// Attributes of the new user by programmable name (`displayName`, `postalCode`, …): strings, numbers or
-    /// booleans.
-    @MSALLocked public var attributes: [String: any Sendable]?
+    /// booleans, typed `[String: Any]` as MSAL for iOS/macOS types them; any other value fails the sign-up with a
+    /// general error.
+    public var attributes: [String: Any]? {
+        get { attributeValues?.values }
+        set { attributeValues = newValue.map(SignUpAttributeValues.init) }
+    }
+    @MSALLocked private var attributeValues: SignUpAttributeValues?
     /// The correlation id of the flow's requests; a new one when nil.
     @MSALLocked public var correlationId: UUID?
 
@@ -66,4 +71,10 @@ public final class MSALNativeAuthGetAccessTokenParameters: @unchecked Sendable {
     @MSALLocked public var claimsRequest: MSALClaimsRequest?
     @MSALLocked public var correlationId: UUID?
     public init() {}
+}
+
+/// Sign-up attributes as the app gave them. Only read to encode them (NativeFlowOutcomes.attributesJSON), which keeps
+/// strings, numbers and booleans, all values that can cross threads.
+struct SignUpAttributeValues: @unchecked Sendable {
+    let values: [String: Any]
 }

@@ -22,7 +22,7 @@ extension MSALNativeAuthPublicClientApplication {
     }
 
     /// Starts a sign-up (MSAL for iOS/macOS's earlier form).
-    public func signUp(username: String, password: String? = nil, attributes: [String: any Sendable]? = nil,
+    public func signUp(username: String, password: String? = nil, attributes: [String: Any]? = nil,
                        correlationId: UUID? = nil, delegate: any SignUpStartDelegate) {
         let parameters = MSALNativeAuthSignUpParameters(username: username)
         parameters.password = password

@@ -64,7 +64,10 @@ public final class MSALNativeAuthPublicClientApplication: MSALPublicClientApplic
                     delegate.onSignInCodeRequired(newState: sent.newState, sentTo: sent.sentTo,
                                                   channelTargetType: sent.channelTargetType, codeLength: sent.codeLength)
                 case .passwordRequired(let state): delegate.onSignInPasswordRequired(newState: state)
-                case .completed(let account): delegate.onSignInCompleted(result: account)
+                case .completed(let account):
+                    NativeAuthMissingCallback.reporting({ [box = MainActorDelegate(delegate: delegate), id = account.correlationId] in
+                        box.delegate.onSignInStartError(error: SignInStartError(.general, message: $0, correlationId: id))
+                    }) { delegate.onSignInCompleted(result: account) }
                 case .awaitingMFA(let methods, let state):
                     SignInOutcome.awaitingMFA(authMethods: methods, newState: state).deliver(delegate, completed: { _ in }) {
                         [box = MainActorDelegate(delegate: delegate), id = state.correlationId] in

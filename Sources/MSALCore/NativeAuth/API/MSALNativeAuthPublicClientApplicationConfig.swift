@@ -25,8 +25,9 @@ public final class MSALNativeAuthPublicClientApplicationConfig: MSALPublicClient
     var interceptor: NativeAuthInterceptor? { interceptorBox.get() }
 
     /// A configuration with a CIAM authority (`https://<tenant>.ciamlogin.com/<tenant>.onmicrosoft.com`, or the
-    /// emulator's loopback equivalent).
-    public init(clientId: String, authority: MSALCIAMAuthority, challengeTypes: MSALNativeAuthChallengeTypes) {
+    /// emulator's loopback equivalent), typed `MSALAuthority` as MSAL for iOS/macOS types it: creating the
+    /// application throws ``MSALInternalError/internalErrorInvalidParameter`` when it names another kind.
+    public init(clientId: String, authority: MSALAuthority, challengeTypes: MSALNativeAuthChallengeTypes) {
         self.challengeTypes = challengeTypes
         super.init(clientId: clientId, redirectUri: nil, authority: authority)
     }

@@ -21,7 +21,7 @@ enum NativeFlowOutcomes {
     }
 
     /// The JSON object text of sign-up attributes: strings, numbers and booleans by name; anything else is refused.
-    static func attributesJSON(_ attributes: [String: any Sendable]) -> String? {
+    static func attributesJSON(_ attributes: [String: Any]) -> String? {
         var object: [String: Any] = [:]
         for (name, value) in attributes {
             switch value {

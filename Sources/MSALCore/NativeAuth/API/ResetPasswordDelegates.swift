@@ -62,12 +62,5 @@ extension ResetPasswordRequiredDelegate {
 /// The answers of ``SignInAfterResetPasswordState/signIn(parameters:delegate:)``.
 public protocol SignInAfterResetPasswordDelegate: SignInStrongAuthDelegate {
     @MainActor func onSignInAfterResetPasswordError(error: SignInAfterResetPasswordError)
-    @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
 }
 
-extension SignInAfterResetPasswordDelegate {
-    @MainActor public func onSignInCompleted(result: MSALNativeAuthUserAccountResult) {
-        onSignInAfterResetPasswordError(error: SignInAfterResetPasswordError(.general, message: NativeAuthDelegateMessages.missing("onSignInCompleted"),
-                                                                             correlationId: result.correlationId))
-    }
-}

@@ -13,8 +13,6 @@ public protocol SignInStartDelegate: SignInStrongAuthDelegate {
                                          channelTargetType: MSALNativeAuthChannelType, codeLength: Int)
     /// The user signs in with a password; submit it on `newState`.
     @MainActor func onSignInPasswordRequired(newState: SignInPasswordRequiredState)
-    /// The user is signed in; the tokens are in the app's cache.
-    @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
 }
 
 extension SignInStartDelegate {
@@ -27,25 +25,14 @@ extension SignInStartDelegate {
         onSignInStartError(error: SignInStartError(.general, message: NativeAuthDelegateMessages.missing("onSignInPasswordRequired"),
                                                    correlationId: newState.correlationId))
     }
-    @MainActor public func onSignInCompleted(result: MSALNativeAuthUserAccountResult) {
-        onSignInStartError(error: SignInStartError(.general, message: NativeAuthDelegateMessages.missing("onSignInCompleted"),
-                                                   correlationId: result.correlationId))
-    }
 }
 
 /// The answers of ``SignInCodeRequiredState/submitCode(code:delegate:)``.
 public protocol SignInVerifyCodeDelegate: SignInStrongAuthDelegate {
     /// `newState`: submit another code on it (a wrong code); nil when the sign-in is over.
     @MainActor func onSignInVerifyCodeError(error: VerifyCodeError, newState: SignInCodeRequiredState?)
-    @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
 }
 
-extension SignInVerifyCodeDelegate {
-    @MainActor public func onSignInCompleted(result: MSALNativeAuthUserAccountResult) {
-        onSignInVerifyCodeError(error: VerifyCodeError(.general, message: NativeAuthDelegateMessages.missing("onSignInCompleted"),
-                                                       correlationId: result.correlationId), newState: nil)
-    }
-}
 
 /// The answers of ``SignInCodeRequiredState/resendCode(delegate:)``.
 public protocol SignInResendCodeDelegate: AnyObject {
@@ -66,15 +53,8 @@ extension SignInResendCodeDelegate {
 public protocol SignInPasswordRequiredDelegate: SignInStrongAuthDelegate {
     /// `newState`: submit another password on it (a wrong password); nil when the sign-in is over.
     @MainActor func onSignInPasswordRequiredError(error: PasswordRequiredError, newState: SignInPasswordRequiredState?)
-    @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
 }
 
-extension SignInPasswordRequiredDelegate {
-    @MainActor public func onSignInCompleted(result: MSALNativeAuthUserAccountResult) {
-        onSignInPasswordRequiredError(error: PasswordRequiredError(.general, message: NativeAuthDelegateMessages.missing("onSignInCompleted"),
-                                                                   correlationId: result.correlationId), newState: nil)
-    }
-}
 
 /// The answers of ``MSALNativeAuthUserAccountResult/getAccessToken(parameters:delegate:)``.
 public protocol CredentialsDelegate: AnyObject {

@@ -24,7 +24,7 @@ public enum SignInOutcome: Sendable {
     func deliver(_ delegate: any SignInStrongAuthDelegate, completed: (MSALNativeAuthUserAccountResult) -> Void,
                  missing: @escaping @MainActor @Sendable (String) -> Void) {
         switch self {
-        case .completed(let result): completed(result)
+        case .completed(let result): NativeAuthMissingCallback.reporting(missing) { completed(result) }
         case .awaitingMFA(let methods, let state):
             NativeAuthMissingCallback.reporting(missing) { delegate.onSignInAwaitingMFA(authMethods: methods, newState: state) }
         case .strongAuthMethodRegistration(let methods, let state):

@@ -24,25 +24,35 @@ extension SignUpStartDelegate {
     }
 }
 
-/// The answers of ``SignUpCodeRequiredState/submitCode(code:delegate:)``.
-public protocol SignUpVerifyCodeDelegate: AnyObject {
-    @MainActor func onSignUpVerifyCodeError(error: VerifyCodeError, newState: SignUpCodeRequiredState?)
+/// The two sign-up callbacks three delegates share (the code's, the password's and the attributes'): declared once,
+/// with one default each, so that a class adopting several of them compiles without implementing them, as with MSAL
+/// for iOS/macOS's optional methods. A default reports a general error through the error callback of the delegate
+/// being answered.
+public protocol SignUpProgressDelegate: AnyObject {
+    /// The tenant's user flow needs these attributes: submit them on `newState`.
     @MainActor func onSignUpAttributesRequired(attributes: [MSALNativeAuthRequiredAttribute], newState: SignUpAttributesRequiredState)
-    @MainActor func onSignUpPasswordRequired(newState: SignUpPasswordRequiredState)
+    /// The account was created: sign the user in on `newState`.
     @MainActor func onSignUpCompleted(newState: SignInAfterSignUpState)
 }
 
-extension SignUpVerifyCodeDelegate {
+extension SignUpProgressDelegate {
     @MainActor public func onSignUpAttributesRequired(attributes: [MSALNativeAuthRequiredAttribute], newState: SignUpAttributesRequiredState) {
-        onSignUpVerifyCodeError(error: VerifyCodeError(.general, message: NativeAuthDelegateMessages.missing("onSignUpAttributesRequired"),
-                                                       correlationId: newState.correlationId), newState: nil)
-    }
-    @MainActor public func onSignUpPasswordRequired(newState: SignUpPasswordRequiredState) {
-        onSignUpVerifyCodeError(error: VerifyCodeError(.general, message: NativeAuthDelegateMessages.missing("onSignUpPasswordRequired"),
-                                                       correlationId: newState.correlationId), newState: nil)
+        NativeAuthMissingCallback.report("onSignUpAttributesRequired")
     }
     @MainActor public func onSignUpCompleted(newState: SignInAfterSignUpState) {
-        onSignUpVerifyCodeError(error: VerifyCodeError(.general, message: NativeAuthDelegateMessages.missing("onSignUpCompleted"),
+        NativeAuthMissingCallback.report("onSignUpCompleted")
+    }
+}
+
+/// The answers of ``SignUpCodeRequiredState/submitCode(code:delegate:)``.
+public protocol SignUpVerifyCodeDelegate: SignUpProgressDelegate {
+    @MainActor func onSignUpVerifyCodeError(error: VerifyCodeError, newState: SignUpCodeRequiredState?)
+    @MainActor func onSignUpPasswordRequired(newState: SignUpPasswordRequiredState)
+}
+
+extension SignUpVerifyCodeDelegate {
+    @MainActor public func onSignUpPasswordRequired(newState: SignUpPasswordRequiredState) {
+        onSignUpVerifyCodeError(error: VerifyCodeError(.general, message: NativeAuthDelegateMessages.missing("onSignUpPasswordRequired"),
                                                        correlationId: newState.correlationId), newState: nil)
     }
 }
@@ -63,42 +73,20 @@ extension SignUpResendCodeDelegate {
 }
 
 /// The answers of ``SignUpPasswordRequiredState/submitPassword(password:delegate:)``.
-public protocol SignUpPasswordRequiredDelegate: AnyObject {
+public protocol SignUpPasswordRequiredDelegate: SignUpProgressDelegate {
     @MainActor func onSignUpPasswordRequiredError(error: PasswordRequiredError, newState: SignUpPasswordRequiredState?)
-    @MainActor func onSignUpAttributesRequired(attributes: [MSALNativeAuthRequiredAttribute], newState: SignUpAttributesRequiredState)
-    @MainActor func onSignUpCompleted(newState: SignInAfterSignUpState)
 }
 
-extension SignUpPasswordRequiredDelegate {
-    @MainActor public func onSignUpAttributesRequired(attributes: [MSALNativeAuthRequiredAttribute], newState: SignUpAttributesRequiredState) {
-        onSignUpPasswordRequiredError(error: PasswordRequiredError(.general, message: NativeAuthDelegateMessages.missing("onSignUpAttributesRequired"),
-                                                                   correlationId: newState.correlationId), newState: nil)
-    }
-    @MainActor public func onSignUpCompleted(newState: SignInAfterSignUpState) {
-        onSignUpPasswordRequiredError(error: PasswordRequiredError(.general, message: NativeAuthDelegateMessages.missing("onSignUpCompleted"),
-                                                                   correlationId: newState.correlationId), newState: nil)
-    }
-}
 
 /// The answers of ``SignUpAttributesRequiredState/submitAttributes(attributes:delegate:)``.
-public protocol SignUpAttributesRequiredDelegate: AnyObject {
+public protocol SignUpAttributesRequiredDelegate: SignUpProgressDelegate {
     @MainActor func onSignUpAttributesRequiredError(error: AttributesRequiredError)
-    @MainActor func onSignUpAttributesRequired(attributes: [MSALNativeAuthRequiredAttribute], newState: SignUpAttributesRequiredState)
     @MainActor func onSignUpAttributesInvalid(attributeNames: [String], newState: SignUpAttributesRequiredState)
-    @MainActor func onSignUpCompleted(newState: SignInAfterSignUpState)
 }
 
 extension SignUpAttributesRequiredDelegate {
-    @MainActor public func onSignUpAttributesRequired(attributes: [MSALNativeAuthRequiredAttribute], newState: SignUpAttributesRequiredState) {
-        onSignUpAttributesRequiredError(error: AttributesRequiredError(.general, message: NativeAuthDelegateMessages.missing("onSignUpAttributesRequired"),
-                                                                       correlationId: newState.correlationId))
-    }
     @MainActor public func onSignUpAttributesInvalid(attributeNames: [String], newState: SignUpAttributesRequiredState) {
         onSignUpAttributesRequiredError(error: AttributesRequiredError(.general, message: NativeAuthDelegateMessages.missing("onSignUpAttributesInvalid"),
-                                                                       correlationId: newState.correlationId))
-    }
-    @MainActor public func onSignUpCompleted(newState: SignInAfterSignUpState) {
-        onSignUpAttributesRequiredError(error: AttributesRequiredError(.general, message: NativeAuthDelegateMessages.missing("onSignUpCompleted"),
                                                                        correlationId: newState.correlationId))
     }
 }
@@ -106,12 +94,5 @@ extension SignUpAttributesRequiredDelegate {
 /// The answers of ``SignInAfterSignUpState/signIn(parameters:delegate:)``.
 public protocol SignInAfterSignUpDelegate: SignInStrongAuthDelegate {
     @MainActor func onSignInAfterSignUpError(error: SignInAfterSignUpError)
-    @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
 }
 
-extension SignInAfterSignUpDelegate {
-    @MainActor public func onSignInCompleted(result: MSALNativeAuthUserAccountResult) {
-        onSignInAfterSignUpError(error: SignInAfterSignUpError(.general, message: NativeAuthDelegateMessages.missing("onSignInCompleted"),
-                                                               correlationId: result.correlationId))
-    }
-}

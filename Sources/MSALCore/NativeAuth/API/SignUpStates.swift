@@ -58,14 +58,18 @@ public class SignUpBaseState: @unchecked Sendable {
     static func deliver<E>(_ result: Continued<E>, completed: (SignInAfterSignUpState) -> Void,
                            password: (SignUpPasswordRequiredState) -> Void,
                            attributesRequired: ([MSALNativeAuthRequiredAttribute], SignUpAttributesRequiredState) -> Void,
-                           attributesInvalid: ([String], SignUpAttributesRequiredState) -> Void, failed: (NativeAuthFailure<E>) -> Void) {
+                           attributesInvalid: ([String], SignUpAttributesRequiredState) -> Void, failed: (NativeAuthFailure<E>) -> Void,
+                           missing: @escaping @MainActor @Sendable (String) -> Void) {
         switch result {
         case .success(let carried):
-            switch carried.value {
-            case .completed(let state): completed(state)
-            case .passwordRequired(let state): password(state)
-            case .attributesRequired(let attributes, let state): attributesRequired(attributes, state)
-            case .attributesInvalid(let names, let state): attributesInvalid(names, state)
+            // A shared callback the app did not implement (SignUpProgressDelegate) reports through `missing`.
+            NativeAuthMissingCallback.reporting(missing) {
+                switch carried.value {
+                case .completed(let state): completed(state)
+                case .passwordRequired(let state): password(state)
+                case .attributesRequired(let attributes, let state): attributesRequired(attributes, state)
+                case .attributesInvalid(let names, let state): attributesInvalid(names, state)
+                }
             }
         case .failure(let failure): failed(failure)
         }
@@ -84,7 +88,10 @@ public final class SignUpCodeRequiredState: SignUpBaseState, @unchecked Sendable
                                         delegate.onSignUpVerifyCodeError(error: VerifyCodeError(.general, message: "Attributes were rejected.",
                                                                                                 correlationId: state.correlationId), newState: nil)
                                     },
-                                    failed: { delegate.onSignUpVerifyCodeError(error: $0.error, newState: $0.canRetry ? self : nil) })
+                                    failed: { delegate.onSignUpVerifyCodeError(error: $0.error, newState: $0.canRetry ? self : nil) },
+                                    missing: { [box = MainActorDelegate(delegate: delegate), id = self.correlationId] in
+                                        box.delegate.onSignUpVerifyCodeError(error: VerifyCodeError(.general, message: $0, correlationId: id), newState: nil)
+                                    })
         }
     }
 
@@ -135,7 +142,11 @@ public final class SignUpPasswordRequiredState: SignUpBaseState, @unchecked Send
                                     attributesRequired: { delegate.onSignUpAttributesRequired(attributes: $0, newState: $1) },
                                     attributesInvalid: { delegate.onSignUpAttributesRequired(attributes: $0.map {
                                         MSALNativeAuthRequiredAttribute(name: $0, type: "string", required: true, regex: nil) }, newState: $1) },
-                                    failed: { delegate.onSignUpPasswordRequiredError(error: $0.error, newState: $0.canRetry ? self : nil) })
+                                    failed: { delegate.onSignUpPasswordRequiredError(error: $0.error, newState: $0.canRetry ? self : nil) },
+                                    missing: { [box = MainActorDelegate(delegate: delegate), id = self.correlationId] in
+                                        box.delegate.onSignUpPasswordRequiredError(error: PasswordRequiredError(.general, message: $0, correlationId: id),
+                                                                                   newState: nil)
+                                    })
         }
     }
 
@@ -152,24 +163,29 @@ public final class SignUpPasswordRequiredState: SignUpBaseState, @unchecked Send
 
 /// The sign-up waits for the attributes the tenant's user flow requires.
 public final class SignUpAttributesRequiredState: SignUpBaseState, @unchecked Sendable {
-    /// Submits attributes by programmable name: strings, numbers or booleans.
-    public func submitAttributes(attributes: [String: any Sendable], delegate: any SignUpAttributesRequiredDelegate) {
-        MainActorDelegate.run(delegate, { await self.submitAttributesResult(attributes) }) { delegate, result in
+    /// Submits attributes by programmable name: strings, numbers or booleans (any other value is a general error).
+    public func submitAttributes(attributes: [String: Any], delegate: any SignUpAttributesRequiredDelegate) {
+        let json = NativeFlowOutcomes.attributesJSON(attributes)
+        MainActorDelegate.run(delegate, { await self.submitAttributesResult(json) }) { delegate, result in
             SignUpBaseState.deliver(result, completed: { delegate.onSignUpCompleted(newState: $0) },
                                     password: { _ in },
                                     attributesRequired: { delegate.onSignUpAttributesRequired(attributes: $0, newState: $1) },
                                     attributesInvalid: { delegate.onSignUpAttributesInvalid(attributeNames: $0, newState: $1) },
-                                    failed: { delegate.onSignUpAttributesRequiredError(error: $0.error) })
+                                    failed: { delegate.onSignUpAttributesRequiredError(error: $0.error) },
+                                    missing: { [box = MainActorDelegate(delegate: delegate), id = self.correlationId] in
+                                        box.delegate.onSignUpAttributesRequiredError(error: AttributesRequiredError(.general, message: $0, correlationId: id))
+                                    })
         }
     }
 
-    /// Submits attributes by programmable name: strings, numbers or booleans.
-    public func submitAttributes(attributes: [String: any Sendable]) async throws(AttributesRequiredError) -> SignUpContinueOutcome {
-        try await submitAttributesResult(attributes).unwrap().value
+    /// Submits attributes by programmable name: strings, numbers or booleans (any other value is a general error).
+    public func submitAttributes(attributes: [String: Any]) async throws(AttributesRequiredError) -> SignUpContinueOutcome {
+        try await submitAttributesResult(NativeFlowOutcomes.attributesJSON(attributes)).unwrap().value
     }
 
-    private func submitAttributesResult(_ attributes: [String: any Sendable]) async -> Continued<AttributesRequiredError> {
-        guard let json = NativeFlowOutcomes.attributesJSON(attributes) else {
+    /// Continues with the attributes' JSON text; nil: a value was not a string, number or boolean.
+    private func submitAttributesResult(_ json: String?) async -> Continued<AttributesRequiredError> {
+        guard let json else {
             return .failure(NativeAuthFailure(error: AttributesRequiredError(.general, message: "Attribute values must be strings, numbers or booleans.",
                                                                              correlationId: correlationId), canRetry: true))
         }

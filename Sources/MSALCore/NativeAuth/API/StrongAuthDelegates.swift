@@ -8,7 +8,7 @@ import Foundation
 /// ``SignInVerifyCodeDelegate``, ``SignInPasswordRequiredDelegate``, ``SignInAfterSignUpDelegate`` and
 /// ``SignInAfterResetPasswordDelegate``; an app that does not implement them (it did not declare the
 /// capabilities) hears a general error through the delegate's error callback instead, naming the method.
-public protocol SignInStrongAuthDelegate: AnyObject {
+public protocol SignInStrongAuthDelegate: SignInCompletedDelegate {
     /// A second factor is needed: pick one of `authMethods` and ask for a code on `newState`.
     @MainActor func onSignInAwaitingMFA(authMethods: [MSALAuthMethod], newState: AwaitingMFAState)
     /// The user must register a strong method first, on `newState`.
@@ -24,7 +24,22 @@ extension SignInStrongAuthDelegate {
     }
 }
 
-/// Where a default callback of ``SignInStrongAuthDelegate`` reports that the app did not implement it: the
+/// `onSignInCompleted(result:)`, which eight delegates share (the five sign-in delegates, the second factor's and the
+/// registration's two): declared once, with one default, so that a class adopting several of them compiles without
+/// implementing it, as with MSAL for iOS/macOS's optional methods (a default in each protocol would be ambiguous).
+/// The default reports a general error through the error callback of the delegate being answered.
+public protocol SignInCompletedDelegate: AnyObject {
+    /// The user is signed in; the tokens are in the app's cache.
+    @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
+}
+
+extension SignInCompletedDelegate {
+    @MainActor public func onSignInCompleted(result: MSALNativeAuthUserAccountResult) {
+        NativeAuthMissingCallback.report("onSignInCompleted")
+    }
+}
+
+/// Where a default callback of ``SignInStrongAuthDelegate`` or ``SignInCompletedDelegate`` reports that the app did not implement it: the
 /// delivering step sets the report (the error callback of the delegate it serves) around the call.
 struct NativeAuthMissingCallback: Sendable {
     let handler: @MainActor @Sendable (String) -> Void
@@ -64,27 +79,18 @@ extension MFARequestChallengeDelegate {
 }
 
 /// The answers of ``MFARequiredState/submitChallenge(challenge:delegate:)``.
-public protocol MFASubmitChallengeDelegate: AnyObject {
+public protocol MFASubmitChallengeDelegate: SignInCompletedDelegate {
     /// `newState`: submit another code on it (a wrong code); nil when the sign-in is over.
     @MainActor func onMFASubmitChallengeError(error: MFASubmitChallengeError, newState: MFARequiredState?)
-    @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
 }
 
-extension MFASubmitChallengeDelegate {
-    @MainActor public func onSignInCompleted(result: MSALNativeAuthUserAccountResult) {
-        onMFASubmitChallengeError(error: MFASubmitChallengeError(.general, message: NativeAuthDelegateMessages.missing("onSignInCompleted"),
-                                                                 correlationId: result.correlationId), newState: nil)
-    }
-}
 
 /// The answers of ``RegisterStrongAuthBaseState/challengeAuthMethod(parameters:delegate:)``.
-public protocol RegisterStrongAuthChallengeDelegate: AnyObject {
+public protocol RegisterStrongAuthChallengeDelegate: SignInCompletedDelegate {
     /// `newState`: give another contact on it (an invalid or blocked one); nil when the sign-in is over.
     @MainActor func onRegisterStrongAuthChallengeError(error: RegisterStrongAuthChallengeError, newState: RegisterStrongAuthState?)
     /// A code was sent to the contact: submit it on the result's state.
     @MainActor func onRegisterStrongAuthVerificationRequired(result: MSALNativeAuthRegisterStrongAuthVerificationRequiredResult)
-    /// The contact was already verified: the method is registered and the user signed in.
-    @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
 }
 
 extension RegisterStrongAuthChallengeDelegate {
@@ -92,23 +98,12 @@ extension RegisterStrongAuthChallengeDelegate {
         onRegisterStrongAuthChallengeError(error: RegisterStrongAuthChallengeError(.general, message: NativeAuthDelegateMessages.missing("onRegisterStrongAuthVerificationRequired"),
                                                                                    correlationId: result.newState.correlationId), newState: nil)
     }
-    @MainActor public func onSignInCompleted(result: MSALNativeAuthUserAccountResult) {
-        onRegisterStrongAuthChallengeError(error: RegisterStrongAuthChallengeError(.general, message: NativeAuthDelegateMessages.missing("onSignInCompleted"),
-                                                                                   correlationId: result.correlationId), newState: nil)
-    }
 }
 
 /// The answers of ``RegisterStrongAuthVerificationRequiredState/submitChallenge(challenge:delegate:)``.
-public protocol RegisterStrongAuthSubmitChallengeDelegate: AnyObject {
+public protocol RegisterStrongAuthSubmitChallengeDelegate: SignInCompletedDelegate {
     /// `newState`: submit another code on it (a wrong code); nil when the sign-in is over.
     @MainActor func onRegisterStrongAuthSubmitChallengeError(error: RegisterStrongAuthSubmitChallengeError,
                                                              newState: RegisterStrongAuthVerificationRequiredState?)
-    @MainActor func onSignInCompleted(result: MSALNativeAuthUserAccountResult)
 }
 
-extension RegisterStrongAuthSubmitChallengeDelegate {
-    @MainActor public func onSignInCompleted(result: MSALNativeAuthUserAccountResult) {
-        onRegisterStrongAuthSubmitChallengeError(error: RegisterStrongAuthSubmitChallengeError(.general, message: NativeAuthDelegateMessages.missing("onSignInCompleted"),
-                                                                                               correlationId: result.correlationId), newState: nil)
-    }
-}

@@ -68,7 +68,10 @@ public final class MFARequiredState: MFABaseState, @unchecked Sendable {
     public func submitChallenge(challenge: String, delegate: any MFASubmitChallengeDelegate) {
         MainActorDelegate.run(delegate, { await self.submitResult(challenge) }) { delegate, result in
             switch result {
-            case .success(let account): delegate.onSignInCompleted(result: account.value)
+            case .success(let account):
+                NativeAuthMissingCallback.reporting({ [box = MainActorDelegate(delegate: delegate), id = account.value.correlationId] in
+                    box.delegate.onMFASubmitChallengeError(error: MFASubmitChallengeError(.general, message: $0, correlationId: id), newState: nil)
+                }) { delegate.onSignInCompleted(result: account.value) }
             case .failure(let failure): delegate.onMFASubmitChallengeError(error: failure.error, newState: failure.canRetry ? self : nil)
             }
         }
@@ -103,7 +106,11 @@ public class RegisterStrongAuthBaseState: MFABaseState, @unchecked Sendable {
         MainActorDelegate.run(delegate, { await self.challengeResult(method, contact) }) { delegate, result in
             switch result {
             case .success(.verificationRequired(let sent)): delegate.onRegisterStrongAuthVerificationRequired(result: sent)
-            case .success(.completed(let account)): delegate.onSignInCompleted(result: account)
+            case .success(.completed(let account)):
+                NativeAuthMissingCallback.reporting({ [box = MainActorDelegate(delegate: delegate), id = account.correlationId] in
+                    box.delegate.onRegisterStrongAuthChallengeError(
+                        error: RegisterStrongAuthChallengeError(.general, message: $0, correlationId: id), newState: nil)
+                }) { delegate.onSignInCompleted(result: account) }
             case .failure(let failure):
                 delegate.onRegisterStrongAuthChallengeError(
                     error: failure.error, newState: failure.canRetry ? RegisterStrongAuthState(session: self.session, application: self.application) : nil)
@@ -148,7 +155,11 @@ public final class RegisterStrongAuthVerificationRequiredState: RegisterStrongAu
     public func submitChallenge(challenge: String, delegate: any RegisterStrongAuthSubmitChallengeDelegate) {
         MainActorDelegate.run(delegate, { await self.submitResult(challenge) }) { delegate, result in
             switch result {
-            case .success(let account): delegate.onSignInCompleted(result: account.value)
+            case .success(let account):
+                NativeAuthMissingCallback.reporting({ [box = MainActorDelegate(delegate: delegate), id = account.value.correlationId] in
+                    box.delegate.onRegisterStrongAuthSubmitChallengeError(
+                        error: RegisterStrongAuthSubmitChallengeError(.general, message: $0, correlationId: id), newState: nil)
+                }) { delegate.onSignInCompleted(result: account.value) }
             case .failure(let failure):
                 delegate.onRegisterStrongAuthSubmitChallengeError(error: failure.error, newState: failure.canRetry ? self : nil)
             }
