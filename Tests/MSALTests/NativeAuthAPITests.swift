@@ -123,6 +123,7 @@ struct NativeAuthAPITests {
         }
         let unknown = await startError(MSALNativeAuthSignInParameters(username: "nobody@example.org"), on: app)
         #expect(unknown?.isUserNotFound == true && unknown?.errorCodes == [50034])
+        #expect(unknown?.errorUri?.hasSuffix("/error?code=50034") == true)
 
         let before = http.requests.count
         let empty = await startError(MSALNativeAuthSignInParameters(username: " "), on: app)

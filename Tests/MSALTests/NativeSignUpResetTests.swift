@@ -130,6 +130,7 @@ struct NativeSignUpResetTests {
             Issue.record("an existing user signed up")
         } catch {
             #expect(error.isUserAlreadyExists && error.errorCodes == [1003037])
+            #expect(error.errorUri?.hasSuffix("/error?code=1003037") == true)
         }
         do {
             _ = try await start("weak@example.org", password: "password")

@@ -77,8 +77,23 @@ package enum NativeAuthAnswer: Sendable, Equatable {
     }
 }
 
+/// What a service error tells the app beyond its kind: its AADSTS numbers (`error_codes`) and its `error_uri`, both
+/// handed to the ``MSALNativeAuthError``.
+package struct NativeServiceErrorDetails: Sendable, Equatable {
+    package var codes: [Int] = []
+    package var uri: String?
+
+    package init(codes: [Int] = [], uri: String? = nil) {
+        self.codes = codes
+        self.uri = uri
+    }
+}
+
 /// An OAuth error a native-authentication endpoint answered.
 package struct NativeAuthServerError: Error, Sendable, Equatable {
+    /// The error codes and URI the app's error carries.
+    package var details: NativeServiceErrorDetails { NativeServiceErrorDetails(codes: errorCodes, uri: errorURI) }
+
     package var error: String
     package var suberror: String?
     package var description: String?

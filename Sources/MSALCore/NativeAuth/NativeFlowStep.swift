@@ -49,16 +49,16 @@ extension NativeFlowStep {
 /// One sign-up or password reset in progress: its machine driven against the service. The state objects of the
 /// flow share it; an actor, so that two calls on one state cannot interleave.
 actor NativeFlowSession<Machine: NativeFlowMachine> {
-    /// Where a call left the flow, with the error codes of the service's last error.
+    /// Where a call left the flow, with the error codes and URI of the service's last error.
     struct Outcome: Sendable {
         var step: NativeFlowStep
-        var errorCodes: [Int]
+        var service: NativeServiceErrorDetails
     }
 
     let client: NativeAuthClient
     let correlationId: UUID
     private var machine: Machine
-    private var lastErrorCodes: [Int] = []
+    private var lastService = NativeServiceErrorDetails()
 
     init(client: NativeAuthClient, machine: Machine, correlationId: UUID) {
         self.client = client
@@ -68,7 +68,7 @@ actor NativeFlowSession<Machine: NativeFlowMachine> {
 
     /// Applies the app's input to the machine, then runs the requests it asks for.
     func advance(_ input: @Sendable (inout Machine) -> NativeFlowStep) async -> Outcome {
-        lastErrorCodes = []
+        lastService = NativeServiceErrorDetails()
         var step = input(&machine)
         while true {
             switch step {
@@ -78,18 +78,18 @@ actor NativeFlowSession<Machine: NativeFlowMachine> {
                 do {
                     try await client.engine.clock.sleep(seconds: TimeInterval(seconds))
                 } catch {
-                    return Outcome(step: .failed(.general, "The wait was cancelled.", canRetry: false), errorCodes: [])
+                    return Outcome(step: .failed(.general, "The wait was cancelled.", canRetry: false), service: NativeServiceErrorDetails())
                 }
                 step = machine.received(await post(endpoint, fields))
             default:
-                return Outcome(step: step, errorCodes: lastErrorCodes)
+                return Outcome(step: step, service: lastService)
             }
         }
     }
 
     private func post(_ endpoint: String, _ fields: [NativeAuthField]) async -> NativeAuthAnswer {
         let answer = await client.post(endpoint, fields.map { ($0.name, $0.value) }, correlationId: correlationId)
-        if case .error(let error) = answer { lastErrorCodes = error.errorCodes }
+        if case .error(let error) = answer { lastService = error.details }
         return answer
     }
 }

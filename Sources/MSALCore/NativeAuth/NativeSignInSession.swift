@@ -14,7 +14,7 @@ actor NativeSignInSession {
         case methodsListed(NativeStrongAuthFlow.Kind, [NativeAuthMethod])
         case completed(MSALResult)
         /// `canRetry`: the state the call was made on is still usable (a wrong code or password).
-        case failed(NativeAuthErrorKind, message: String?, errorCodes: [Int], canRetry: Bool)
+        case failed(NativeAuthErrorKind, message: String?, service: NativeServiceErrorDetails, canRetry: Bool)
     }
 
     let client: NativeAuthClient
@@ -101,7 +101,7 @@ actor NativeSignInSession {
     /// completes, or fails.
     private func driveStrong(_ first: (inout NativeStrongAuthFlow) -> NativeStrongAuthFlow.Step) async -> Outcome {
         guard var machine = strongAuth else {
-            return .failed(.general, message: "No second factor or registration is in progress.", errorCodes: [], canRetry: false)
+            return .failed(.general, message: "No second factor or registration is in progress.", service: NativeServiceErrorDetails(), canRetry: false)
         }
         lastServerError = nil
         var step = first(&machine)
@@ -126,15 +126,15 @@ actor NativeSignInSession {
                 switch strongAuth?.apply(await redeemed(grant)) {
                 case .next(let next)?: step = next
                 case .done(let result)?: return .completed(result)
-                case nil: return .failed(.general, message: "No step is in progress.", errorCodes: [], canRetry: false)
+                case nil: return .failed(.general, message: "No step is in progress.", service: NativeServiceErrorDetails(), canRetry: false)
                 }
             case .methodsListed(let methods):
                 return .methodsListed(machine.kind, methods)
             case .codeRequired(let sentTo, let channel, let length):
                 return .codeRequired(sentTo: sentTo, channel: channel, codeLength: length)
             case .failed(let kind, let message, let canRetry):
-                let codes = lastServerError?.errorCodes ?? []
-                return .failed(kind, message: message, errorCodes: codes, canRetry: canRetry)
+                let service = lastServerError?.details ?? NativeServiceErrorDetails()
+                return .failed(kind, message: message, service: service, canRetry: canRetry)
             }
         }
     }
@@ -169,16 +169,16 @@ actor NativeSignInSession {
     }
 
     private func failure(_ error: NativeSignInError, canRetry: Bool) -> Outcome {
-        let codes = lastServerError?.errorCodes ?? []
+        let service = lastServerError?.details ?? NativeServiceErrorDetails()
         let described = lastServerError?.description
         switch error {
-        case .browserRequired(let reason): return .failed(.browserRequired, message: reason, errorCodes: codes, canRetry: false)
-        case .userNotFound: return .failed(.userNotFound, message: described, errorCodes: codes, canRetry: canRetry)
-        case .invalidCredentials: return .failed(.invalidCredentials, message: described, errorCodes: codes, canRetry: canRetry)
-        case .invalidUsername: return .failed(.invalidUsername, message: nil, errorCodes: codes, canRetry: canRetry)
-        case .invalidCode: return .failed(.invalidCode, message: described, errorCodes: codes, canRetry: canRetry)
-        case .invalidPassword: return .failed(.invalidPassword, message: described, errorCodes: codes, canRetry: canRetry)
-        case .general(let message): return .failed(.general, message: message, errorCodes: codes, canRetry: canRetry)
+        case .browserRequired(let reason): return .failed(.browserRequired, message: reason, service: service, canRetry: false)
+        case .userNotFound: return .failed(.userNotFound, message: described, service: service, canRetry: canRetry)
+        case .invalidCredentials: return .failed(.invalidCredentials, message: described, service: service, canRetry: canRetry)
+        case .invalidUsername: return .failed(.invalidUsername, message: nil, service: service, canRetry: canRetry)
+        case .invalidCode: return .failed(.invalidCode, message: described, service: service, canRetry: canRetry)
+        case .invalidPassword: return .failed(.invalidPassword, message: described, service: service, canRetry: canRetry)
+        case .general(let message): return .failed(.general, message: message, service: service, canRetry: canRetry)
         }
     }
 }

@@ -62,7 +62,7 @@ extension MSALNativeAuthPublicClientApplication {
             case .attributesInvalid(let names, _):
                 return .success(Carried(.attributesInvalid(names)))
             default:
-                return .failure(NativeFlowOutcomes.failure(outcome.step, errorCodes: outcome.errorCodes, correlationId: correlationId))
+                return .failure(NativeFlowOutcomes.failure(outcome.step, service: outcome.service, correlationId: correlationId))
             }
         }
     }

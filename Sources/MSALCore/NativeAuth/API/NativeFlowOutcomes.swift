@@ -3,14 +3,16 @@ import Foundation
 /// Turns a sign-up or password-reset session's outcome into the public values.
 enum NativeFlowOutcomes {
     /// The public error of a failed step (`E` is the step's error class).
-    static func failure<E: MSALNativeAuthError>(_ step: NativeFlowStep, errorCodes: [Int], correlationId: UUID) -> NativeAuthFailure<E> {
+    static func failure<E: MSALNativeAuthError>(_ step: NativeFlowStep, service: NativeServiceErrorDetails,
+                                                correlationId: UUID) -> NativeAuthFailure<E> {
         switch step {
         case .failed(let kind, let message, let canRetry):
-            return NativeAuthFailure(error: E(kind, message: message, correlationId: correlationId, errorCodes: errorCodes),
+            return NativeAuthFailure(error: E(kind, message: message, correlationId: correlationId, errorCodes: service.codes,
+                                              errorUri: service.uri),
                                      canRetry: canRetry)
         default:
             return NativeAuthFailure(error: E(.general, message: "An answer that does not fit this step.", correlationId: correlationId,
-                                              errorCodes: errorCodes), canRetry: false)
+                                              errorCodes: service.codes, errorUri: service.uri), canRetry: false)
         }
     }
 

@@ -17,7 +17,7 @@ public class ResetPasswordBaseState: @unchecked Sendable {
     func codeRequired<E: MSALNativeAuthError>(_ outcome: NativeFlowSession<NativeResetPasswordFlow>.Outcome)
         -> Result<Carried<MSALNativeAuthCodeRequired<ResetPasswordCodeRequiredState>>, NativeAuthFailure<E>> {
         guard case .codeRequired(let sentTo, let channel, let length) = outcome.step else {
-            return .failure(NativeFlowOutcomes.failure(outcome.step, errorCodes: outcome.errorCodes, correlationId: correlationId))
+            return .failure(NativeFlowOutcomes.failure(outcome.step, service: outcome.service, correlationId: correlationId))
         }
         return .success(Carried(MSALNativeAuthCodeRequired(
             newState: ResetPasswordCodeRequiredState(session: session, application: application, username: username),
@@ -60,7 +60,7 @@ public final class ResetPasswordCodeRequiredState: ResetPasswordBaseState, @unch
     private func submitCodeResult(_ code: String) async -> Result<Carried<ResetPasswordRequiredState>, NativeAuthFailure<VerifyCodeError>> {
         let outcome = await session.advance { $0.submitCode(code) }
         guard case .passwordRequired = outcome.step else {
-            return .failure(NativeFlowOutcomes.failure(outcome.step, errorCodes: outcome.errorCodes, correlationId: correlationId))
+            return .failure(NativeFlowOutcomes.failure(outcome.step, service: outcome.service, correlationId: correlationId))
         }
         return .success(Carried(ResetPasswordRequiredState(session: session, application: application, username: username)))
     }
@@ -90,7 +90,7 @@ public final class ResetPasswordRequiredState: ResetPasswordBaseState, @unchecke
     private func submitPasswordResult(_ password: String) async -> Result<Carried<SignInAfterResetPasswordState>, NativeAuthFailure<PasswordRequiredError>> {
         let outcome = await session.advance { $0.submitPassword(password) }
         guard case .completed(let token) = outcome.step else {
-            return .failure(NativeFlowOutcomes.failure(outcome.step, errorCodes: outcome.errorCodes, correlationId: correlationId))
+            return .failure(NativeFlowOutcomes.failure(outcome.step, service: outcome.service, correlationId: correlationId))
         }
         return .success(Carried(SignInAfterResetPasswordState(flow: NativeSignInAfterFlow(
             application: application, continuationToken: token, username: username, correlationId: correlationId))))

@@ -95,8 +95,9 @@ public final class MSALNativeAuthRegisterStrongAuthVerificationRequiredResult: S
 /// Turns a sign-in session's outcome into the public values.
 enum NativeSignInOutcomes {
     static func failure<E: MSALNativeAuthError>(_ outcome: NativeSignInSession.Outcome, correlationId: UUID) -> NativeAuthFailure<E> {
-        if case .failed(let kind, let message, let codes, let canRetry) = outcome {
-            return NativeAuthFailure(error: E(kind, message: message, correlationId: correlationId, errorCodes: codes),
+        if case .failed(let kind, let message, let service, let canRetry) = outcome {
+            return NativeAuthFailure(error: E(kind, message: message, correlationId: correlationId, errorCodes: service.codes,
+                                              errorUri: service.uri),
                                      canRetry: canRetry)
         }
         return NativeAuthFailure(error: E(.general, message: "An answer that does not fit this step.", correlationId: correlationId),

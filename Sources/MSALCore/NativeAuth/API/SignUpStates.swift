@@ -50,7 +50,7 @@ public class SignUpBaseState: @unchecked Sendable {
         case .attributesInvalid(let names, _):
             return .success(Carried(.attributesInvalid(names, state())))
         default:
-            return .failure(NativeFlowOutcomes.failure(outcome.step, errorCodes: outcome.errorCodes, correlationId: correlationId))
+            return .failure(NativeFlowOutcomes.failure(outcome.step, service: outcome.service, correlationId: correlationId))
         }
     }
 
@@ -125,7 +125,7 @@ public final class SignUpCodeRequiredState: SignUpBaseState, @unchecked Sendable
     private func resendCodeResult() async -> Result<Carried<MSALNativeAuthCodeRequired<SignUpCodeRequiredState>>, NativeAuthFailure<ResendCodeError>> {
         let outcome = await session.advance { $0.resendCode() }
         guard case .codeRequired(let sentTo, let channel, let length) = outcome.step else {
-            return .failure(NativeFlowOutcomes.failure(outcome.step, errorCodes: outcome.errorCodes, correlationId: correlationId))
+            return .failure(NativeFlowOutcomes.failure(outcome.step, service: outcome.service, correlationId: correlationId))
         }
         return .success(Carried(MSALNativeAuthCodeRequired(
             newState: SignUpCodeRequiredState(session: session, application: application, username: username),
