@@ -478,6 +478,14 @@ if let appleSurface {
         target.swiftSettings = compile
         target.linkerSettings = [.unsafeFlags(["-L", surface, "-lMSALAppleSurface"])]
     }
+    // The targets an Apple app links through MSAL see the surface's Darwin, so that their `canImport(Darwin)`
+    // branches compile (and run in MSALAppleTests).
+    let linkedOnApple: Set<String> = [
+        "MSALSupport", "MSALCore", "MSALFileStorage", "MSALSecureStorage", "MSALCertificates", "MSALURLSession",
+    ]
+    for target in package.targets where linkedOnApple.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-I", surface, "-warnings-as-errors"])]
+    }
     package.targets.append(.testTarget(
         name: "MSALAppleTests",
         dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALTesting", "MSALEmulator", "MSALHTTPTransport"],

@@ -38,8 +38,8 @@ swift5_modules=" AuthenticationServices WebKit "
 build_surface() {
     local platform="$1" generation="$2" mode="$3" out="$4" modules defines=()
     case "$platform" in
-        ios) modules=(ObjectiveC Security UIKit AuthenticationServices WebKit) ;;
-        macos) modules=(ObjectiveC Security AppKit AuthenticationServices WebKit); defines=(-D SURFACE_MACOS) ;;
+        ios) modules=(Darwin ObjectiveC Security UIKit AuthenticationServices WebKit) ;;
+        macos) modules=(Darwin ObjectiveC Security AppKit AuthenticationServices WebKit); defines=(-D SURFACE_MACOS) ;;
         *) echo "error: unknown platform '$platform' (ios or macos)" >&2; return 2 ;;
     esac
     # shellcheck disable=SC2207
@@ -64,7 +64,8 @@ for variant in "${variants[@]}"; do
     build_surface "$variant" "$newest" app "$built"
     # The package manager does not see the surface's modules change (they come in through -I): the modules built on
     # them are made to rebuild.
-    find Sources/MSAL Tests/MSALAppleTests -name '*.swift' -exec touch {} +
+    find Sources/MSAL Sources/MSALSupport Sources/MSALCore Sources/MSALFileStorage Sources/MSALSecureStorage \
+        Sources/MSALCertificates Sources/MSALURLSession Tests/MSALAppleTests -name '*.swift' -exec touch {} +
     MSAL_APPLE_SURFACE="$variant" swift build --build-tests
     MSAL_APPLE_SURFACE="$variant" swift test --skip-build
     # The MSAL module type-checked against the older generations, and for an app extension (built with

@@ -1,10 +1,5 @@
 import Foundation
 import MSALCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Runs a program to its end with a time limit, collecting what it prints (for the credential chain's Azure CLI
 /// step). Standard input is empty; past the limit the program is killed.

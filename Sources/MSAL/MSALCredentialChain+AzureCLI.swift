@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The Azure CLI step of ``MSALCredentialChain``: the sign-in most Azure developers already have, reused.
 ///

@@ -1,12 +1,5 @@
 import Foundation
 import MSALCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The cross-process lock of a token cache file, in the protocol of msal-extensions (the cache lock of MSAL for
 /// Python apps and the Azure CLI), so that MSAL for Swift and MSAL for Python exclude each other on one file.
@@ -206,11 +199,7 @@ struct CacheFileLock {
 
     private func isStale(owner: Int32?, info: stat) -> Bool {
         guard let owner else {
-            #if canImport(Darwin)
-            let modified = TimeInterval(info.st_mtimespec.tv_sec)
-            #else
-            let modified = TimeInterval(info.st_mtim.tv_sec)
-            #endif
+            let modified = TimeInterval(info.modificationTime.tv_sec)
             return Date().timeIntervalSince1970 - modified > Self.creationGrace
         }
         if owner == getpid() { return !Self.held.get().contains(lockPath) }

@@ -1,12 +1,5 @@
 import Foundation
 import MSALCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What the configured token cache path names, and the one rule for which files the storage may change.
 ///

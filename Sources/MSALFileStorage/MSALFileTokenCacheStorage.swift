@@ -1,12 +1,5 @@
 public import Foundation
 public import MSALCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A token cache in a plain JSON file, shared safely between processes, in the format (and with the
 /// locking protocol) of MSAL for Python with msal-extensions' `FilePersistence`.
@@ -228,11 +221,7 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
     // MARK: Helpers
 
     private static func version(_ info: stat) -> MSALTokenCacheStorageVersion {
-        #if canImport(Darwin)
-        let modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
-        #else
-        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        #endif
+        let modified = Int64(info.modificationTime.tv_sec) * 1_000_000_000 + Int64(info.modificationTime.tv_nsec)
         return MSALTokenCacheStorageVersion(identity: UInt64(info.st_ino), size: Int64(info.st_size), modificationTime: modified)
     }
 
@@ -254,11 +243,5 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
 
 @inline(__always)
 private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(fd, buffer, count)
-    #elseif canImport(Musl)
-    Musl.read(fd, buffer, count)
-    #else
-    Darwin.read(fd, buffer, count)
-    #endif
+    Foundation.read(fd, buffer, count)
 }

@@ -1,12 +1,5 @@
 public import Foundation
 public import MSALCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension MSALFileTokenCacheStorage: MSALTokenCacheRefreshLocking {
     /// Runs `body` holding the refresh lock named `key` in `<cache file>.refresh-lock`, so that processes sharing

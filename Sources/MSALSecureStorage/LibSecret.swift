@@ -1,12 +1,5 @@
 import Foundation
 import MSALCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What the Secret Service storage needs from a secret store: libsecret's simple password API (store, look up,
 /// clear by schema name and attributes). Tests put other stores behind it (a locked keyring, an absent service).

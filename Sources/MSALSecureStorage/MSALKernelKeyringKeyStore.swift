@@ -1,13 +1,6 @@
 public import Crypto
 public import Foundation
 import CMSALKeyctl
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 #if os(Linux)
 /// Keeps the token cache key in the Linux kernel keyring (a `user` key, `add_key(2)` / `keyctl(2)`).

@@ -1,13 +1,6 @@
 public import Crypto
 public import Foundation
 import MSALCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Keeps the token cache key in a file beside the cache (`<cache file>.key`): 32 random bytes, mode 0600.
 ///

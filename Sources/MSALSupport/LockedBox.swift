@@ -1,10 +1,5 @@
-#if canImport(Darwin)
-public import Darwin
-#elseif canImport(Glibc)
-public import Glibc
-#elseif canImport(Musl)
-public import Musl
-#endif
+// Foundation re-exports the platform's C library (Darwin, Glibc, Musl): the POSIX mutex below is spelled once.
+public import Foundation
 
 /// A value guarded by a lock, so that mutable state can be shared across tasks and threads safely.
 ///
@@ -52,16 +47,9 @@ final class LockedBoxStorage<Value>: ManagedBuffer<Value, LockPrimitive.Raw> {
     }
 }
 
-/// The platform's lock operations on a lock at a stable address.
+/// The lock operations on a POSIX mutex at a stable address (every platform the package builds for has one).
 @usableFromInline
 enum LockPrimitive {
-    #if canImport(Darwin)
-    @usableFromInline typealias Raw = os_unfair_lock
-    @inlinable static func initialize(_ lock: UnsafeMutablePointer<Raw>) { lock.initialize(to: os_unfair_lock()) }
-    @inlinable static func destroy(_ lock: UnsafeMutablePointer<Raw>) { lock.deinitialize(count: 1) }
-    @inlinable static func lock(_ lock: UnsafeMutablePointer<Raw>) { os_unfair_lock_lock(lock) }
-    @inlinable static func unlock(_ lock: UnsafeMutablePointer<Raw>) { os_unfair_lock_unlock(lock) }
-    #else
     @usableFromInline typealias Raw = pthread_mutex_t
     @inlinable static func initialize(_ lock: UnsafeMutablePointer<Raw>) {
         lock.initialize(to: pthread_mutex_t())
@@ -80,5 +68,4 @@ enum LockPrimitive {
         let status = pthread_mutex_unlock(lock)
         precondition(status == 0, "pthread_mutex_unlock failed: \(status)")
     }
-    #endif
 }

@@ -1,11 +1,4 @@
 package import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Writing the package's files (the token cache files, the active-account file, the emulator's CA certificate and
 /// challenge keys) without ever following a planted link or exposing content:

@@ -1,10 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Lines of standard input read byte by byte (nothing buffered past the line, so a child process or a later prompt
 /// reads what follows), bounded: a line longer than the limit is cut, never held whole.

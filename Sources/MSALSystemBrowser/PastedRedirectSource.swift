@@ -1,11 +1,6 @@
 import Foundation
 import MSALCore
 import MSALSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Where ``MSALSystemBrowserWebAuthenticator`` reads redirect addresses the user pastes back (paste-back sign-in).
 ///

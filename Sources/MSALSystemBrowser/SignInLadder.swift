@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Chooses how an interactive sign-in reaches the user on the machine at hand: a browser where one can show, the
 /// URL printed and the redirect pasted back where none can (SSH, containers, servers), the device code flow where

@@ -36,13 +36,11 @@ public enum JSONValue: Sendable, Hashable {
         switch value {
         case let s as String: self = .string(s)
         case let n as NSNumber:
-            #if canImport(Darwin)
-            if CFGetTypeID(n) == CFBooleanGetTypeID() { self = .bool(n.boolValue); return }
-            #else
+            // A boolean from JSONSerialization is an instance of the class of NSNumber(value: true) (CFBoolean on
+            // Apple platforms), which no number shares.
             if type(of: n) == type(of: NSNumber(value: true)) && (n == NSNumber(value: true) || n == NSNumber(value: false)) {
                 self = .bool(n.boolValue); return
             }
-            #endif
             self = .number(n.doubleValue)
         case let b as Bool: self = .bool(b)
         case is NSNull: self = .null
