@@ -12,13 +12,13 @@ public enum MSALWebviewType: Int, Sendable {
     /// ``MSALInternalError/internalErrorInvalidParameter``.
     case safariViewController = 2
     /// An embedded web view (`WKWebView`): MSAL's own sign-in view presented over the parent view controller, or
-    /// the app's ``MSALWebviewParameters/customWebview``. Where WebKit is absent (Linux), interactive calls fail
+    /// the app's `customWebview`. Where WebKit is absent (Linux), interactive calls fail
     /// with ``MSALInternalError/internalErrorInvalidParameter``. The raw value is 3 on iOS and 2 elsewhere, as in
     /// MSAL for iOS/macOS.
     case wkWebView = 3
     #else
     /// An embedded web view (`WKWebView`): MSAL's own sign-in window, or the app's
-    /// ``MSALWebviewParameters/customWebview``. Where WebKit is absent (Linux), interactive calls fail with
+    /// `customWebview`. Where WebKit is absent (Linux), interactive calls fail with
     /// ``MSALInternalError/internalErrorInvalidParameter``. The raw value is 2 here and 3 on iOS, as in MSAL for
     /// iOS/macOS.
     case wkWebView = 2
