@@ -466,7 +466,11 @@ let package = Package(
 
 if let appleSurface {
     let surface = "\(Context.packageDirectory)/.build/apple-surface/\(appleSurface)"
-    let compile: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-I", surface, "-warnings-as-errors"])]
+    // A stamp of the surface's sources (scripts/apple-surface.sh): a changed surface changes the flags, so the modules
+    // compiled against it are rebuilt.
+    let stamp = (Context.environment["MSAL_APPLE_SURFACE_STAMP"] ?? "none").filter { $0.isLetter || $0.isNumber }
+    let surfaceFlags = ["-I", surface, "-warnings-as-errors", "-D", "APPLE_SURFACE_\(stamp)"]
+    let compile: [SwiftSetting] = swiftSettings + [.unsafeFlags(surfaceFlags)]
     let keep: Set<String> = [
         "MSALSupport", "MSALCore", "MSAL", "MSALCertificates", "MSALFileStorage", "MSALSecureStorage", "CMSALKeyctl",
         "MSALSystemBrowser", "MSALHTTPTransport", "MSALURLSession", "MSALLoopback", "MSALTesting", "MSALTestSupport",
@@ -484,7 +488,7 @@ if let appleSurface {
         "MSALSupport", "MSALCore", "MSALFileStorage", "MSALSecureStorage", "MSALCertificates", "MSALURLSession",
     ]
     for target in package.targets where linkedOnApple.contains(target.name) {
-        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-I", surface, "-warnings-as-errors"])]
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(surfaceFlags)]
     }
     package.targets.append(.testTarget(
         name: "MSALAppleTests",

@@ -62,10 +62,11 @@ for variant in "${variants[@]}"; do
     echo "== Apple surface: $variant"
     built=".build/apple-surface/$variant"
     build_surface "$variant" "$newest" app "$built"
-    # The package manager does not see the surface's modules change (they come in through -I): the modules built on
-    # them are made to rebuild.
-    find Sources/MSAL Sources/MSALSupport Sources/MSALCore Sources/MSALFileStorage Sources/MSALSecureStorage \
-        Sources/MSALCertificates Sources/MSALURLSession Tests/MSALAppleTests -name '*.swift' -exec touch {} +
+    # The package manager does not see the surface's modules change (they come in through -I): a stamp of the
+    # surface's sources in the compile flags (Package.swift) makes the modules built on them rebuild when it changes.
+    # (Touching the sources instead would disturb the fuzz targets' build, which test.sh runs meanwhile.)
+    MSAL_APPLE_SURFACE_STAMP="$(find AppleSurface -name '*.swift' -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
+    export MSAL_APPLE_SURFACE_STAMP
     MSAL_APPLE_SURFACE="$variant" swift build --build-tests
     MSAL_APPLE_SURFACE="$variant" swift test --skip-build
     # The MSAL module type-checked against the older generations, and for an app extension (built with

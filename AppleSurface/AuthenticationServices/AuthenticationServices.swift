@@ -101,31 +101,21 @@ open class ASWebAuthenticationSession: NSObject {
     private let lock = NSLock()
     private var finished = false
 
-    #if SURFACE_SDK_27
     /// https://developer.apple.com/documentation/authenticationservices/aswebauthenticationsession/init(url:callbackurlscheme:completionhandler:)
     /// The 27 SDKs deprecate it in favour of `init(url:callback:completionHandler:)` (availability "12.0–27.0"); a
     /// deployment target below 27 is not warned, as on a Mac.
+    #if SURFACE_SDK_27
     @available(iOS, introduced: 12.0, deprecated: 27.0, message: "Use init(url:callback:completionHandler:)")
     @available(macOS, introduced: 10.15, deprecated: 27.0, message: "Use init(url:callback:completionHandler:)")
-    @preconcurrency
-    public init(url URL: URL, callbackURLScheme: String?, completionHandler: @escaping ASWebAuthenticationSession.CompletionHandler) {
-        surfaceURL = URL
-        surfaceCallbackURLScheme = callbackURLScheme
-        surfaceMadeWithCallback = false
-        completion = completionHandler
-        super.init()
-    }
-    #else
-    /// https://developer.apple.com/documentation/authenticationservices/aswebauthenticationsession/init(url:callbackurlscheme:completionhandler:)
-    @preconcurrency
-    public init(url URL: URL, callbackURLScheme: String?, completionHandler: @escaping ASWebAuthenticationSession.CompletionHandler) {
-        surfaceURL = URL
-        surfaceCallbackURLScheme = callbackURLScheme
-        surfaceMadeWithCallback = false
-        completion = completionHandler
-        super.init()
-    }
     #endif
+    @preconcurrency
+    public init(url URL: URL, callbackURLScheme: String?, completionHandler: @escaping ASWebAuthenticationSession.CompletionHandler) {
+        surfaceURL = URL
+        surfaceCallbackURLScheme = callbackURLScheme
+        surfaceMadeWithCallback = false
+        completion = completionHandler
+        super.init()
+    }
 
     /// https://developer.apple.com/documentation/authenticationservices/aswebauthenticationsession/init(url:callback:completionhandler:)
     @available(iOS 17.4, macOS 14.4, *)

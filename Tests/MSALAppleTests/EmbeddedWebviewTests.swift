@@ -188,6 +188,25 @@ extension AppleSurfaceTests {
         #expect(appWebView.navigationDelegate == nil && appWebView.uiDelegate == nil)
     }
 
+    @Test("cancelCurrentWebAuthSession ends a sign-in in MSAL's view: userCanceled, DidFail, the view closed")
+    @MainActor
+    func cancelledByTheApp() async throws {
+        let (provider, shown) = AppleFixture.interactive()
+        Self.answerWebViews(with: provider, pauseAtSignIn: true)
+        let notices = WebAuthNotices()
+        let webview = MSALWebviewParameters(authPresentationViewController: shown.controller)
+        webview.webviewType = .wkWebView
+        let call = embeddedSignIn(webview, app: try AppleFixture.app(provider))
+        try await eventually { notices.names.contains("DidFinishLoad") }
+        #expect(MSALPublicClientApplication.cancelCurrentWebAuthSession())
+        let error = await #expect(throws: MSALErrorInfo.self) { try await value(of: call) }
+        #expect(error?.code == .userCanceled)
+        #expect(notices.names.last == "DidFail")
+        #if canImport(UIKit)
+        #expect(shown.controller.presentedViewController == nil)
+        #endif
+    }
+
     @Test("A page that leaves https is not loaded: internalErrorNonHttpsRedirect, and the view is closed")
     @MainActor
     func nonHttpsRefused() async throws {

@@ -63,20 +63,11 @@ public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALDire
         let presenter = request.webviewParameters?.presenter ?? ObjectReference(nil, weak: true)
         let ephemeral = request.prefersEphemeralSession
         let correlationId = request.correlationId
-        let resumed = LockedBox(false)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
-                let finish: @Sendable (Result<URL, any Error>) -> Void = { result in
-                    guard resumed.withLock({ done in defer { done = true }; return !done }) else { return }
-                    continuation.resume(with: result)
-                }
-                Task { @MainActor in
-                    self.start(url, scheme: scheme, presenter: presenter, ephemeral: ephemeral,
-                               correlationId: correlationId, finish: finish)
-                }
-            }
-        } onCancel: {
-            Task { @MainActor in self.running?.cancel() }
+        return try await MainActorUserAgentCall.run { finish in
+            self.start(url, scheme: scheme, presenter: presenter, ephemeral: ephemeral, correlationId: correlationId,
+                       finish: finish)
+        } cancel: {
+            self.running?.cancel()
         }
     }
 

@@ -45,20 +45,10 @@ public final class MSALEmbeddedWebviewAuthenticator: MSALDirectWebAuthenticator,
         let parameters = request.webviewParameters.map(WebviewChoice.init) ?? WebviewChoice()
         let redirectUri = request.redirectUri
         let correlationId = request.correlationId
-        let resumed = LockedBox(false)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
-                let finish: @Sendable (Result<URL, any Error>) -> Void = { result in
-                    guard resumed.withLock({ done in defer { done = true }; return !done }) else { return }
-                    continuation.resume(with: result)
-                }
-                Task { @MainActor in
-                    self.start(url, parameters: parameters, redirectUri: redirectUri, correlationId: correlationId,
-                               finish: finish)
-                }
-            }
-        } onCancel: {
-            Task { @MainActor in self.running?.cancel() }
+        return try await MainActorUserAgentCall.run { finish in
+            self.start(url, parameters: parameters, redirectUri: redirectUri, correlationId: correlationId, finish: finish)
+        } cancel: {
+            self.running?.cancel()
         }
     }
 
