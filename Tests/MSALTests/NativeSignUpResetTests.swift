@@ -241,6 +241,47 @@ struct NativeFlowMachineTests {
         NativeAuthAnswer.parse(status: status, body: Data(json.utf8))
     }
 
+    /// A sign-up machine awaiting the code, as after `start` and `challenge`.
+    static func awaitingCode() -> NativeSignUpFlow {
+        var flow = NativeSignUpFlow(username: "a@b.c", password: nil, attributes: nil, challengeTypes: [.oneTimePasscode])
+        _ = flow.start()
+        _ = flow.received(answer(#"{"continuation_token":"t1"}"#))
+        _ = flow.received(answer(#"{"challenge_type":"oob","continuation_token":"t2","code_length":8,"challenge_target_label":"a***"}"#))
+        return flow
+    }
+
+    @Test("Sign-up against a service that makes no progress: no attributes named, the same attributes asked again, endless wrong codes")
+    func signUpMachineWithoutProgress() {
+        var empty = Self.awaitingCode()
+        _ = empty.submitCode("1234")
+        #expect(empty.received(Self.answer(#"{"error":"attributes_required","continuation_token":"t3","required_attributes":[]}"#, status: 400))
+            == .failed(.general, "The service asked for attributes without naming any.", canRetry: false))
+        #expect(empty.stage == .finished)
+
+        var again = Self.awaitingCode()
+        _ = again.submitCode("1234")
+        let city = #"{"error":"attributes_required","continuation_token":"t3","required_attributes":[{"name":"city"}]}"#
+        #expect(again.received(Self.answer(city, status: 400)) == .attributesRequired([NativeAuthAttribute(name: "city", type: "string", required: false, regex: nil)]))
+        _ = again.submitAttributes(#"{"city":"x"}"#)
+        let more = #"{"error":"attributes_required","continuation_token":"t4","required_attributes":[{"name":"country"},{"name":"city"}]}"#
+        #expect(again.received(Self.answer(more, status: 400)) != .failed(.general, nil, canRetry: false))
+        #expect(again.stage == .awaitingAttributes("t4"))
+        _ = again.submitAttributes(#"{"city":"x","country":"y"}"#)
+        let same = #"{"error":"attributes_required","continuation_token":"t5","required_attributes":[{"name":"city"},{"name":"country"}]}"#
+        #expect(again.received(Self.answer(same, status: 400))
+            == .failed(.general, "The service asked again for the attributes just submitted (city, country).", canRetry: false))
+
+        var codes = Self.awaitingCode()
+        for attempt in 0..<NativeSignUpFlow.continueLimit {
+            guard case .post = codes.submitCode("0000") else { Issue.record("attempt \(attempt) sent nothing"); return }
+            _ = codes.received(Self.answer(#"{"error":"invalid_grant","suberror":"invalid_oob_value"}"#, status: 400))
+        }
+        guard case .failed(.general, _, canRetry: false) = codes.submitCode("0000") else {
+            Issue.record("a sign-up went on past \(NativeSignUpFlow.continueLimit) continue requests"); return
+        }
+        #expect(codes.stage == .finished)
+    }
+
     @Test("Sign-up: credential_required leads to the password challenge, attributes_required to the attributes")
     func signUpMachine() {
         var flow = NativeSignUpFlow(username: "a@b.c", password: nil, attributes: nil, challengeTypes: [.oneTimePasscode, .password])

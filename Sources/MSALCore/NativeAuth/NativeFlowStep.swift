@@ -66,11 +66,17 @@ actor NativeFlowSession<Machine: NativeFlowMachine> {
         self.correlationId = correlationId
     }
 
-    /// Applies the app's input to the machine, then runs the requests it asks for.
+    /// Applies the app's input to the machine, then runs the requests it asks for (at most
+    /// ``NativeAuthLimits/requestsPerCall``).
     func advance(_ input: @Sendable (inout Machine) -> NativeFlowStep) async -> Outcome {
         lastService = NativeServiceErrorDetails()
         var step = input(&machine)
+        var sent = 0
         while true {
+            if case .post = step { sent += 1 } else if case .wait = step { sent += 1 }
+            guard sent <= NativeAuthLimits.requestsPerCall else {
+                return Outcome(step: .failed(.general, NativeAuthLimits.message, canRetry: false), service: lastService)
+            }
             switch step {
             case .post(let endpoint, let fields):
                 step = machine.received(await post(endpoint, fields))
@@ -92,4 +98,13 @@ actor NativeFlowSession<Machine: NativeFlowMachine> {
         if case .error(let error) = answer { lastService = error.details }
         return answer
     }
+}
+
+/// The bounds of native authentication against a service that never settles.
+enum NativeAuthLimits {
+    /// One call on a flow's state (a code, a password, attributes, a start) sends at most this many requests,
+    /// however the service answers; a flow takes three at most.
+    static let requestsPerCall = 16
+
+    static let message = "The service did not settle within \(requestsPerCall) requests."
 }

@@ -65,7 +65,7 @@ actor NativeSignInSession {
     private func drive(_ first: NativeSignInFlow.Step) async -> Outcome {
         var step = first
         lastServerError = nil
-        while true {
+        for _ in 0..<NativeAuthLimits.requestsPerCall {
             switch step {
             case .initiate(let username, let types):
                 var form = [("username", username), ("challenge_type", types)]
@@ -95,6 +95,8 @@ actor NativeSignInSession {
                 return failure(error, canRetry: canRetry)
             }
         }
+        return .failed(.general, message: NativeAuthLimits.message, service: lastServerError?.details ?? NativeServiceErrorDetails(),
+                       canRetry: false)
     }
 
     /// Runs the strong-authentication machine from `first` (a call on it) until it asks the app for something,
@@ -106,7 +108,7 @@ actor NativeSignInSession {
         lastServerError = nil
         var step = first(&machine)
         strongAuth = machine
-        while true {
+        for _ in 0..<NativeAuthLimits.requestsPerCall {
             switch step {
             case .introspect(let path, let token):
                 step = await strongStep { $0.received(await self.post(path, [("continuation_token", token)])) }
@@ -137,6 +139,8 @@ actor NativeSignInSession {
                 return .failed(kind, message: message, service: service, canRetry: canRetry)
             }
         }
+        return .failed(.general, message: NativeAuthLimits.message, service: lastServerError?.details ?? NativeServiceErrorDetails(),
+                       canRetry: false)
     }
 
     /// Applies `change` (which may await the service) to the strong-authentication machine.

@@ -34,6 +34,14 @@ package struct NativeSignUpFlow: NativeFlowMachine, Equatable {
     package var challengeTypes: NativeAuthChallengeTypes
     package var capabilities: String?
     package private(set) var stage: Stage = .start
+    /// The attribute names the service asked for last (`attributes_required`), to tell a service that makes no
+    /// progress: asking again for exactly the attributes just submitted is an error, not another round.
+    package private(set) var askedAttributes: [String]?
+    /// The `continue` requests sent so far; at most ``continueLimit`` for one sign-up.
+    package private(set) var continues = 0
+    /// However the service answers, a sign-up ends after this many `continue` requests (a code, a password and
+    /// attributes, with retries, take far fewer).
+    package static let continueLimit = 32
 
     package init(username: String, password: String?, attributes: String?, challengeTypes: NativeAuthChallengeTypes,
                  capabilities: String? = nil) {
@@ -83,6 +91,12 @@ package struct NativeSignUpFlow: NativeFlowMachine, Equatable {
     }
 
     private mutating func continueWith(_ token: String, _ input: Input, _ fields: [NativeAuthField]) -> NativeFlowStep {
+        guard continues < Self.continueLimit else {
+            stage = .finished
+            return .failed(.general, "The sign-up did not finish within \(Self.continueLimit) steps; the service is not making progress.",
+                           canRetry: false)
+        }
+        continues += 1
         stage = .continuing(token: token, with: input)
         return .post(Self.continueEndpoint, [NativeAuthField("continuation_token", token)] + fields)
     }
@@ -145,6 +159,17 @@ package struct NativeSignUpFlow: NativeFlowMachine, Equatable {
             stage = .challengingPassword
             return .challenge(Self.challengeEndpoint, token: error.continuationToken ?? "", types: challengeTypes)
         case ("attributes_required", _) where error.continuationToken != nil:
+            let names = error.requiredAttributes.map(\.name).sorted()
+            guard !names.isEmpty else {
+                stage = .finished
+                return .failed(.general, "The service asked for attributes without naming any.", canRetry: false)
+            }
+            guard input != .attributes || names != askedAttributes else {
+                stage = .finished
+                return .failed(.general, "The service asked again for the attributes just submitted (\(names.joined(separator: ", "))).",
+                               canRetry: false)
+            }
+            askedAttributes = names
             stage = .awaitingAttributes(error.continuationToken ?? "")
             return .attributesRequired(error.requiredAttributes)
         case ("invalid_grant", .code) where error.suberror == "invalid_oob_value":
