@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MSAL
+import MSALCommandSupport
 
 /// `msal native`: native authentication for a Microsoft Entra External ID app, at the terminal: sign in, sign up,
 /// reset a password, with one-time passcodes and passwords typed at the prompt (passwords never echoed), no
@@ -103,7 +104,7 @@ struct NativeSession {
 
     /// A code typed at the prompt: trimmed; empty asks for a new code.
     static func code(sentTo: String) throws -> String {
-        guard let typed = TerminalPrompt.ask("Code sent to \(sentTo) (Enter alone sends a new one): ") else {
+        guard let typed = TerminalPrompt.ask("Code sent to \(TerminalText.inline(sentTo)) (Enter alone sends a new one): ") else {
             throw CLIError(message: "No code was entered.")
         }
         return typed.trimmingCharacters(in: .whitespaces)
@@ -245,7 +246,7 @@ struct NativeSignUpCommand: AsyncParsableCommand {
                 switch try await session.application.signUp(parameters: parameters) {
                 case .codeRequired(let code): sent = code
                 case .attributesInvalid(let names):
-                    throw CLIError(message: "The tenant did not accept these attributes: \(names.joined(separator: ", ")).")
+                    throw CLIError(message: "The tenant did not accept these attributes: \(names.map(TerminalText.inline).joined(separator: ", ")).")
                 }
                 var next = try await Self.enterCode(sent)
                 var wrong = 0
@@ -268,7 +269,7 @@ struct NativeSignUpCommand: AsyncParsableCommand {
                     case .attributesRequired(let required, let state):
                         next = try await state.submitAttributes(attributes: try Self.ask(required.map(\.name)))
                     case .attributesInvalid(let names, let state):
-                        CLI.err("The tenant did not accept: \(names.joined(separator: ", ")).")
+                        CLI.err("The tenant did not accept: \(names.map(TerminalText.inline).joined(separator: ", ")).")
                         wrong += 1
                         guard wrong < NativeSession.attempts else { throw CLIError(message: "The attributes were not accepted.") }
                         next = try await state.submitAttributes(attributes: try Self.ask(names))
@@ -284,7 +285,9 @@ struct NativeSignUpCommand: AsyncParsableCommand {
     static func ask(_ names: [String]) throws -> [String: any Sendable] {
         var values: [String: any Sendable] = [:]
         for name in names {
-            guard let value = TerminalPrompt.ask("\(name): ") else { throw CLIError(message: "No value was entered for \(name).") }
+            guard let value = TerminalPrompt.ask("\(TerminalText.inline(name)): ") else {
+                throw CLIError(message: "No value was entered for \(TerminalText.inline(name)).")
+            }
             values[name] = value.trimmingCharacters(in: .whitespaces)
         }
         return values

@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALCommandSupport
 
 /// The end of a native sign-in at the terminal when the tenant wants more than the first factor: a second factor
 /// (pick a method, type the code sent to it) or registering a strong method (type an email address, then the code
@@ -71,7 +72,7 @@ extension NativeSession {
             return only
         }
         for (index, method) in methods.enumerated() {
-            CLI.err("  \(index + 1). \(method.channelTargetType.value) \(method.loginHint ?? method.id)")
+            CLI.err("  \(index + 1). \(TerminalText.inline(method.channelTargetType.value)) \(TerminalText.inline(method.loginHint ?? method.id))")
         }
         guard let typed = TerminalPrompt.ask("Method [1-\(methods.count)]: ")?.trimmingCharacters(in: .whitespaces),
               let number = Int(typed), methods.indices.contains(number - 1) else {

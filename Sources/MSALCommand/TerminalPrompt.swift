@@ -21,22 +21,31 @@ enum TerminalPrompt {
     }
 
     /// Asks for a secret with echo off (when standard input is a terminal), then ends the line (the typed one was
-    /// not shown).
+    /// not shown). A signal that ends the process meanwhile (Ctrl-C, a hang-up, `kill`) puts the echo back first.
     static func askSecret(_ question: String) -> String? {
         show(question)
         var saved = termios()
         let isTerminal = isatty(0) == 1 && tcgetattr(0, &saved) == 0
+        var previous: [(signal: Int32, handler: (@convention(c) (Int32) -> Void)?)] = []
         if isTerminal {
+            echoToRestore = saved
+            previous = echoRestoringSignals.map { ($0, signal($0, restoreEchoAndEnd)) }
             var silent = saved
             silent.c_lflag &= ~tcflag_t(ECHO)
             _ = tcsetattr(0, TCSAFLUSH, &silent)
         }
         defer {
-            if isTerminal { _ = tcsetattr(0, TCSAFLUSH, &saved) }
+            if isTerminal {
+                _ = tcsetattr(0, TCSAFLUSH, &saved)
+                for (number, handler) in previous { signal(number, handler) }
+            }
             show("\n")
         }
         return StandardInput.readLine(limit: limit)
     }
+
+    /// The signals that end the process at a prompt by default.
+    private static let echoRestoringSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     private static func show(_ text: String) {
         let data = Array(TerminalText.safe(text).utf8)
@@ -50,4 +59,16 @@ enum TerminalPrompt {
             }
         }
     }
+}
+
+/// The terminal's settings before a secret prompt turned echo off, for ``restoreEchoAndEnd(_:)``. Written only by
+/// the prompt before it installs the handler.
+nonisolated(unsafe) private var echoToRestore = termios()
+
+/// A signal arrived while echo was off: puts the settings back (`tcsetattr` is async-signal-safe), then ends the
+/// process with the signal's default action, as it would have ended.
+private func restoreEchoAndEnd(_ number: Int32) {
+    _ = tcsetattr(0, TCSAFLUSH, &echoToRestore)
+    signal(number, SIG_DFL)
+    raise(number)
 }

@@ -27,6 +27,16 @@ package enum TerminalText {
         return String(result)
     }
 
+    /// `text` for the middle of a line: as ``safe(_:)``, and line breaks and tabs escaped too. For what the server
+    /// sends as one line (a masked address, a method's hint, an attribute's name): a line break in it could otherwise
+    /// draw a line of the tool's own (`msal: error: …`, `Password for …`).
+    package static func inline(_ text: String) -> String {
+        let escaped = safe(text)
+        guard escaped.contains(where: { $0 == "\n" || $0 == "\t" || $0 == "\r\n" }) else { return escaped }
+        return escaped.replacingOccurrences(of: "\r\n", with: "\\u000d\\u000a")
+            .replacingOccurrences(of: "\n", with: "\\u000a").replacingOccurrences(of: "\t", with: "\\u0009")
+    }
+
     /// Whether a terminal (or a reader) could be misled by `scalar` printed as is.
     package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

@@ -18,7 +18,7 @@ struct HostileNativeAuthTests {
     }
 
     /// A sign-up service: a code is sent, then every `continue` answers `attributes_required` with `attributes`.
-    static func service(requiring attributes: String, tally: Tally) throws -> HostileServer {
+    static func service(requiring attributes: String, tally: Tally, label: String = "a***@e***.org") throws -> HostileServer {
         try HostileServer { request in
             tally.add(request.path)
             switch request.path {
@@ -26,7 +26,7 @@ struct HostileNativeAuthTests {
                 return .json(200, #"{"continuation_token":"t1"}"#)
             case "/\(tenant)/signup/v1.0/challenge":
                 return .json(200, #"{"challenge_type":"oob","continuation_token":"t2","code_length":8,"#
-                    + #""challenge_target_label":"a***@e***.org","challenge_channel":"email","binding_method":"prompt"}"#)
+                    + #""challenge_target_label":"\#(label)","challenge_channel":"email","binding_method":"prompt"}"#)
             case "/\(tenant)/signup/v1.0/continue":
                 return .json(400, #"{"error":"attributes_required","continuation_token":"t3","required_attributes":\#(attributes)}"#)
             default:
@@ -63,5 +63,20 @@ struct HostileNativeAuthTests {
         #expect(outcome.status != 0)
         #expect(outcome.stderr.contains("asked again for the attributes just submitted (city)"), "\(outcome.stderr)")
         #expect(tally.count("/continue") == 2)
+    }
+
+    @Test("A line break in the service's masked address or an attribute's name cannot draw a line of msal's own")
+    func lineBreaksInServerText() async throws {
+        let tally = Tally()
+        let fake = #"a***\nmsal: error: session expired\r\nPassword for admin@contoso.com: "#
+        let server = try Self.service(requiring: #"[{"name":"city\nPassword for admin@contoso.com","type":"string"}]"#,
+                                      tally: tally, label: fake)
+        defer { server.stop() }
+        let outcome = try await signUp(server, stdin: "12345678\nArlington\n")
+        let lines = outcome.stderr.components(separatedBy: "\n")
+        #expect(!lines.contains { $0.hasPrefix("msal: error: session expired") }, "\(outcome.stderr)")
+        #expect(!lines.contains { $0.hasPrefix("Password for admin") }, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains(#"Code sent to a***\u000amsal: error: session expired\u000d\u000aPassword for"#), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains(#"city\u000aPassword for admin@contoso.com: "#), "\(outcome.stderr)")
     }
 }

@@ -17,7 +17,9 @@ struct NativeCommandTests {
         let outLog: URL
         let exitFile: URL
 
-        init(_ runner: CommandRunner, name: String, arguments: [String]) async throws {
+        /// `msal` with `arguments` in a new terminal. `interruptible`: the shell survives Ctrl-C (`trap`, which `msal`
+        /// does not inherit) and records the terminal's settings (`stty -a`) once `msal` has ended.
+        init(_ runner: CommandRunner, name: String, arguments: [String], interruptible: Bool = false) async throws {
             let work = runner.home
             errLog = work.appendingPathComponent("\(name).err")
             outLog = work.appendingPathComponent("\(name).out")
@@ -26,12 +28,17 @@ struct NativeCommandTests {
                                "XDG_STATE_HOME=\(work.path)/state", "PATH=/usr/bin:/bin", "TERM=xterm",
                                "SSH_CONNECTION=10.0.0.2 50000 10.0.0.1 22"]
             let quote = SignInLadderCommandTests.shellQuoted
-            let command = (["env", "-i"] + environment + [runner.binary.path] + arguments).map(quote).joined(separator: " ")
-                + " >\(quote(outLog.path)) 2>\(quote(errLog.path)); echo $? >\(quote(exitFile.path)); sleep 60"
+            let settings = work.appendingPathComponent("\(name).stty").path
+            let command = (interruptible ? "trap true INT; " : "")
+                + (["env", "-i"] + environment + [runner.binary.path] + arguments).map(quote).joined(separator: " ")
+                + " >\(quote(outLog.path)) 2>\(quote(errLog.path)); status=$?; "
+                + (interruptible ? "stty -a >\(quote(settings)); " : "") + "echo $status >\(quote(exitFile.path)); sleep 60"
             try await SignInLadderCommandTests.tmux(socket, ["new-session", "-d", "-s", "native", "-x", "200", "-y", "50", "sh", "-c", command])
         }
 
         var stderr: String { (try? String(contentsOf: errLog, encoding: .utf8)) ?? "" }
+        /// `stty -a` after `msal` ended (an interruptible terminal's).
+        var settings: String { (try? String(contentsOf: errLog.deletingPathExtension().appendingPathExtension("stty"), encoding: .utf8)) ?? "" }
         var stdout: String { (try? String(contentsOf: outLog, encoding: .utf8)) ?? "" }
 
         /// Waits (bounded) until stderr shows `prompt` for the `count`-th time.
@@ -43,6 +50,16 @@ struct NativeCommandTests {
             }
             Issue.record("no prompt \"\(prompt)\" (#\(count)); stderr: \(stderr)")
             throw CancellationError()
+        }
+
+        /// Presses Ctrl-C.
+        func interrupt() async throws {
+            try await SignInLadderCommandTests.tmux(socket, ["send-keys", "-t", "native", "C-c"])
+        }
+
+        /// Waits (bounded) until the command has ended.
+        func waitForExit() async throws {
+            try await eventually { FileManager.default.fileExists(atPath: exitFile.path) }
         }
 
         func type(_ text: String) async throws {
@@ -76,6 +93,30 @@ struct NativeCommandTests {
         let (_, _, body) = try await NoRedirectFetcher.fetch(components.url!)
         let codes = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["codes"] as? [[String: Any]]
         return try #require(codes?.last?["code"] as? String)
+    }
+
+    @Test("Ctrl-C at the password prompt ends msal with the terminal's echo back on")
+    func echoRestoredOnInterrupt() async throws {
+        guard SignInLadderCommandTests.tmuxAvailable else {
+            #expect(ProcessInfo.processInfo.environment["MSAL_TERMINAL_TESTS_REQUIRED"] == nil, "tmux is required")
+            return
+        }
+        let emulator = try await IdentityEmulator.start(EmulatorConfiguration.default)
+        defer { Task { await emulator.stop() } }
+        let runner = try CommandRunner()
+        let options = ["--authority", "\(emulator.httpURL.absoluteString)/\(EmulatorConfiguration.externalTenantDomain)",
+                       "--client-id", EmulatorConfiguration.nativeAuthClientId,
+                       "--cache", runner.home.appendingPathComponent("cache.json").path,
+                       "--username", EmulatorConfiguration.customerWithPassword]
+        let signIn = try await Terminal(runner, name: "interrupted", arguments: ["native", "sign-in"] + options,
+                                        interruptible: true)
+        defer { signIn.close() }
+        try await signIn.waitFor("Password: ")
+        try await signIn.interrupt()
+        try await signIn.waitForExit()
+        let settings = signIn.settings
+        #expect(settings.contains(" echo ") || settings.contains("\necho "), "\(settings)")
+        #expect(!settings.contains("-echo "), "\(settings)")
     }
 
     @Test("Sign up, sign in with a code, reset a password and sign in with it, all typed at the prompts")
