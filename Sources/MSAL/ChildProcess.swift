@@ -30,47 +30,58 @@ enum ChildProcess {
         } catch {
             throw MSALErrorInfo.invalidParameter("\(program) could not be started: \(error.localizedDescription)")
         }
+        // What the program printed so far, kept by two reader threads; the call ends when both outputs are closed and
+        // the program has exited, or at the limit, whichever comes first.
+        let standardOutput = LockedBox(Data()), standardError = LockedBox(Data())
+        let ended = LockedBox(false)
         let timedOut = LockedBox(false)
-        // The limit is a sleep in a task, not a blocked thread; the program is killed only while it still runs.
-        let deadline = Task {
-            try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
-            if process.isRunning {
-                timedOut.set(true)
-                kill(process.processIdentifier, SIGKILL)
-            }
-        }
-        defer { deadline.cancel() }
-        // Reading blocks until the program closes its outputs: on threads of their own, never on a shared pool
-        // (two runs at once could otherwise take every worker thread and wait on each other).
-        let (standardOutput, standardError) = await withCheckedContinuation { continuation in
+        let pid = process.processIdentifier
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            // Whoever ends the call first (the readers, or the limit) resumes it; the other does nothing.
+            let claim: @Sendable () -> Bool = { ended.withLock { done in defer { done = true }; return !done } }
+            // Reading blocks until the program and every process it started close their outputs: on threads of their
+            // own, never on a shared pool (two runs at once could otherwise take every worker thread).
             Thread {
-                let errorText = LockedBox(Data())
                 let errorRead = DispatchSemaphore(value: 0)
                 Thread {
-                    errorText.set(Self.readAll(errors.fileHandleForReading))
+                    Self.readAll(errors.fileHandleForReading, into: standardError)
                     errorRead.signal()
                 }.start()
-                let outputText = Self.readAll(output.fileHandleForReading)
+                Self.readAll(output.fileHandleForReading, into: standardOutput)
                 errorRead.wait()
                 process.waitUntilExit()
-                continuation.resume(returning: (outputText, errorText.get()))
+                if claim() { continuation.resume() }
             }.start()
+            // The limit is a sleep in a task, not a blocked thread. At the limit the program's whole process group is
+            // killed (the Azure CLI is a shell script that starts Python, which would keep the outputs open), and the
+            // call ends at once with what was read, without waiting for the outputs to close.
+            Task {
+                try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+                guard claim() else { return }
+                timedOut.set(true)
+                if kill(-pid, SIGKILL) != 0 { kill(pid, SIGKILL) }
+                continuation.resume()
+            }
         }
-        return Outcome(status: process.terminationStatus, standardOutput: standardOutput, standardError: standardError,
-                       timedOut: timedOut.get())
+        if timedOut.get() {
+            return Outcome(status: -1, standardOutput: standardOutput.get(), standardError: standardError.get(), timedOut: true)
+        }
+        return Outcome(status: process.terminationStatus, standardOutput: standardOutput.get(),
+                       standardError: standardError.get(), timedOut: false)
         #else
         throw MSALErrorInfo.invalidParameter("running \(program) is not possible on this platform.")
         #endif
     }
 
-    /// Reads `handle` to its end, keeping at most ``outputLimit`` bytes (the rest is read and dropped, so that the
-    /// program never blocks on a full pipe).
-    private static func readAll(_ handle: FileHandle) -> Data {
-        var kept = Data()
+    /// Reads `handle` to its end into `kept`, keeping at most ``outputLimit`` bytes (the rest is read and dropped, so
+    /// that the program never blocks on a full pipe).
+    private static func readAll(_ handle: FileHandle, into kept: LockedBox<Data>) {
         while true {
             let chunk = handle.availableData
-            if chunk.isEmpty { return kept }
-            if kept.count < outputLimit { kept.append(chunk.prefix(outputLimit - kept.count)) }
+            if chunk.isEmpty { return }
+            kept.withLock { data in
+                if data.count < outputLimit { data.append(chunk.prefix(outputLimit - data.count)) }
+            }
         }
     }
 }

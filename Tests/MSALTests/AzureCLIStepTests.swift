@@ -115,4 +115,27 @@ struct AzureCLIStepTests {
         }
         #expect(ContinuousClock.now - started < .seconds(30))
     }
+
+    @Test func azWhoseChildKeepsItsOutputOpenStillEndsAtTheLimit() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // As the real az: a shell script whose child (Python) inherits the outputs and outlives the limit.
+        let pidFile = directory.appendingPathComponent("child.pid")
+        try writeFakeAz("sleep 60 &\necho $! > \"\(pidFile.path)\"\nwait")
+        let started = ContinuousClock.now
+        await #expect { try await chain(timeout: 0.5).token(scopes: [Self.scope]) } throws: { error in
+            (error as? MSALErrorInfo)?.errorDescription.contains("did not answer within") == true
+        }
+        #expect(ContinuousClock.now - started < .seconds(20))
+        // The child went with the script (its whole process group was killed).
+        let child = try #require(Int32(String(decoding: try Data(contentsOf: pidFile), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        try await eventually { Self.hasEnded(child) }
+    }
+
+    /// Whether process `pid` is gone or a zombie (killed, waiting for whoever adopted it to reap it).
+    static func hasEnded(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return true }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+    }
 }
