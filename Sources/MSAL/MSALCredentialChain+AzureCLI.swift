@@ -11,7 +11,12 @@ extension MSALCredentialChain {
     static let azureCLIMinimumLifetime: TimeInterval = 300
 
     func azureCLIToken(scopes: [String]) async throws -> Token {
-        if let cached = try azureCLICachedToken(scopes: scopes) { return cached }
+        do {
+            if let cached = try azureCLICachedToken(scopes: scopes) { return cached }
+        } catch {
+            // az's cache is az's: when it cannot be read (too large, locked, not a file), az itself is asked.
+            MSALLog().warning("The Azure CLI's token cache could not be read (\(error.localizedDescription)); running az.")
+        }
         return try await azureCLIRunToken(scopes: scopes)
     }
 
@@ -88,12 +93,10 @@ extension MSALCredentialChain {
 }
 
 extension AzureCLIProfile {
-    /// Reads the profile file (at most one byte more than a profile may hold, so a device or a huge file at that
-    /// path costs nothing); nil when it is absent, too large or unreadable.
+    /// Reads the profile file (a regular file of at most ``maximumSize`` bytes, opened without blocking, so that a
+    /// FIFO, a device or a huge file at that path costs nothing); nil when it is absent, too large or unreadable.
     static func read(_ file: URL) -> AzureCLIProfile? {
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: maximumSize + 1) else { return nil }
+        guard let data = try? OutsideFile.read(file.path, limit: maximumSize) else { return nil }
         return parse(data)
     }
 }

@@ -109,8 +109,11 @@ public struct MSALCredentialChain: Sendable {
             if let secret = value("AZURE_CLIENT_SECRET") {
                 credential = .secret(secret)
             } else if let path = value("AZURE_CLIENT_CERTIFICATE_PATH") {
-                guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
-                    throw skipped("AZURE_CLIENT_CERTIFICATE_PATH names a file that cannot be read (\(path)).")
+                let pem: String
+                do {
+                    pem = String(decoding: try OutsideFile.read(path, limit: 1 << 20), as: UTF8.self)
+                } catch {
+                    throw skipped("AZURE_CLIENT_CERTIFICATE_PATH names a file that cannot be read (\(path): \(error)).")
                 }
                 credential = .certificate(try MSALCertificateCredential(pem: pem))
             } else {

@@ -41,9 +41,7 @@ struct ActiveAccountStore {
     }
 
     private func entries() -> [String: String] {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
-              (attributes[.size] as? Int ?? 0) <= Self.maximumSize,
-              let data = try? Data(contentsOf: file),
+        guard let data = try? OutsideFile.read(file.path, limit: Self.maximumSize),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
         return object.compactMapValues { $0 as? String }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MSALSupport
 import MSAL
 
 /// `msal token`'s options for a token the application gets as itself (client credentials).
@@ -51,7 +52,7 @@ struct AppTokenOptions: ParsableArguments {
     func credential() throws -> MSALClientCredential {
         if let path = resolvedCertificate {
             let file = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
-            guard let data = try? Data(contentsOf: file), data.count <= 1 << 20,
+            guard let data = try? OutsideFile.read(file.path, limit: 1 << 20),
                   let pem = String(data: data, encoding: .utf8) else {
                 throw CLIError(message: "The certificate file \(file.path) cannot be read (a PEM file of at most 1 MiB).")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import MSAL
 
 /// Builds the MSAL application and picks the cached account from the common options.
@@ -18,7 +19,7 @@ struct ApplicationFactory {
     func makeHTTPClient() throws -> (any MSALHTTPClient)? {
         guard let path = options.resolvedCAFile else { return nil }
         let file = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
-        guard let data = try? Data(contentsOf: file), data.count <= 1 << 20,
+        guard let data = try? OutsideFile.read(file.path, limit: 1 << 20),
               let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----") else {
             throw CLIError(message: "The CA file \(file.path) cannot be read as PEM certificates.")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 
 /// One named profile of the configuration file: defaults for the common options.
 struct CLIProfile: Sendable, Equatable {
@@ -52,16 +53,13 @@ struct CLIConfigFile: Sendable, Equatable {
     static func load(_ file: URL) throws(CLIError) -> CLIConfigFile {
         let data: Data
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-            if let size = attributes[.size] as? Int, size > maximumSize {
-                throw CLIError(message: "The configuration file \(file.path) is larger than 1 MiB.", exitCode: 64)
-            }
-            data = try Data(contentsOf: file)
-        } catch let error as CLIError {
-            throw error
+            data = try OutsideFile.read(file.path, limit: maximumSize)
+        } catch .absent {
+            return .empty
+        } catch .tooLarge {
+            throw CLIError(message: "The configuration file \(file.path) is larger than 1 MiB.", exitCode: 64)
         } catch {
-            if !FileManager.default.fileExists(atPath: file.path) { return .empty }
-            throw CLIError(message: "The configuration file \(file.path) cannot be read.", exitCode: 64)
+            throw CLIError(message: "The configuration file \(file.path) cannot be read (\(error)).", exitCode: 64)
         }
         return try parse(data, file: file.path)
     }

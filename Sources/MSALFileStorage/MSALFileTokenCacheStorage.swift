@@ -124,10 +124,15 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         return stored
     }
 
+    /// The largest cache file read: far more than any cache holds (a thousand accounts take a few megabytes), and
+    /// a file larger than this (another program's, or a damaged one) is refused before any of it is read.
+    public static let maximumFileSize = 256 << 20
+
     /// Everything `fd` holds, read into one malloc'd buffer that the Data then owns (no zero-filling, no copy).
     private static func readAll(_ fd: Int32) throws -> (data: Data, version: MSALTokenCacheStorageVersion) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Self.failure("read the status of the token cache file", errno) }
+        guard Int64(info.st_size) <= Int64(maximumFileSize) else { throw tooLarge() }
         var capacity = max(Int(info.st_size), 0) + 1
         guard var buffer = malloc(capacity) else { throw Self.failure("allocate memory for the token cache file", ENOMEM) }
         var filled = 0
@@ -148,6 +153,10 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
             }
             if n == 0 { break }
             filled += n
+            if filled > maximumFileSize {
+                free(buffer)
+                throw tooLarge()
+            }
         }
         return (Data(bytesNoCopy: buffer, count: filled, deallocator: .free), Self.version(info))
     }
@@ -232,6 +241,13 @@ public final class MSALFileTokenCacheStorage: MSALTokenCacheStorage {
         } catch let error as PrivateFiles.Failure {
             throw failure(error.action, error.code)
         }
+    }
+
+    /// The error for a cache file larger than ``maximumFileSize``.
+    static func tooLarge() -> MSALErrorInfo {
+        MSALErrorInfo.internal(.internalErrorUnexpected,
+                               "The token cache file is larger than \(maximumFileSize >> 20) MiB, more than a token cache holds; it was not read.",
+                               underlyingError: POSIXError(.EFBIG))
     }
 
     static func failure(_ action: String, _ code: Int32) -> MSALErrorInfo {

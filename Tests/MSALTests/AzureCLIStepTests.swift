@@ -132,6 +132,25 @@ struct AzureCLIStepTests {
         try await eventually { Self.hasEnded(child) }
     }
 
+    @Test func aFIFOProfileAndAHugeCacheCostNeitherAWaitNorTheirSize() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try writeFakeAz(#"echo '{"accessToken": "from-az", "expiresOn": "2099-01-01 00:00:00.000000"}'"#)
+        // A FIFO at the profile's path: opened without blocking, refused as not a file; az runs instead.
+        let profile = configDirectory.appendingPathComponent("azureProfile.json")
+        #expect(mkfifo(profile.path, 0o600) == 0)
+        try writeCache(secret: "cached", clientId: "04b07795-8ddb-461a-bbee-02f9e1bf7b46", username: "ada@example.com",
+                       expiresIn: 3600)
+        #expect(try await chain(timeout: 20).token(scopes: [Self.scope]).accessToken == "from-az")
+        // A 2 GiB cache file (sparse: no disk used) beside a valid profile: refused before it is read; az runs.
+        try FileManager.default.removeItem(at: profile)
+        try writeProfile(name: "ada@example.com", type: "user")
+        let cache = try FileHandle(forWritingTo: configDirectory.appendingPathComponent("msal_token_cache.json"))
+        try cache.truncate(atOffset: 2 << 30)
+        try cache.close()
+        #expect(throws: MSALErrorInfo.self) { try chain().azureCLICachedToken(scopes: [Self.scope]) }
+        #expect(try await chain(timeout: 20).token(scopes: [Self.scope]).accessToken == "from-az")
+    }
+
     /// Whether process `pid` is gone or a zombie (killed, waiting for whoever adopted it to reap it).
     static func hasEnded(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return true }
