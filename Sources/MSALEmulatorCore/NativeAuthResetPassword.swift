@@ -23,7 +23,7 @@ extension EmulatorCore {
                                                                    stage: .resetStarted, expiresAt: now + Self.continuationTokenLifetime,
                                                                    capabilities: nativeAuthCapabilities(request)))]
         }
-        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId, tenantId: tenant.id)
         guard let user = user(id: flow.userId) else {
             throw EntraError(error: "user_not_found", code: 50034, message: "The user account does not exist in the directory.")
         }

@@ -108,9 +108,10 @@ extension EmulatorCore {
                                                      capabilities: nativeAuthCapabilities(request)))
                 return .json(["continuation_token": token], headers: headers)
             case .signInIntrospect, .registerIntrospect, .registerChallenge, .registerContinue:
-                return .json(try nativeStrongAuth(endpoint, app: app, challengeTypes: challengeTypes, request), headers: headers)
+                return .json(try nativeStrongAuth(endpoint, app: app, tenant: tenant, challengeTypes: challengeTypes, request),
+                             headers: headers)
             case .signInChallenge:
-                let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+                let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId, tenantId: tenant.id)
                 if [.mfaRequired].contains(flow.stage) || flow.isMFACodeSent {
                     return .json(try mfaChallenge(token: token, flow: flow, request), headers: headers)
                 }
@@ -147,7 +148,7 @@ extension EmulatorCore {
 
     /// `grant_type=password` with a continuation token: the password step of a native sign-in.
     func nativeAuthPasswordGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
-        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId, tenantId: context.tenant?.id)
         guard flow.stage == .passwordRequired, let user = user(id: flow.userId) else {
             throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid for this step.")
         }
@@ -163,7 +164,7 @@ extension EmulatorCore {
 
     /// `grant_type=oob`: the one-time passcode step of a native sign-in.
     func nativeAuthCodeGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
-        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId, tenantId: context.tenant?.id)
         if flow.isMFACodeSent { return try mfaCodeGrant(app, context, request) }
         guard case .codeSent(let code) = flow.stage, let user = user(id: flow.userId) else {
             throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid for this step.")
@@ -235,10 +236,12 @@ extension EmulatorCore {
         return types
     }
 
-    /// The flow a request's continuation token names, for `clientId`; `expired_token` once it lapsed.
-    func nativeAuthFlow(_ request: EmulatorRequest, clientId: String) throws(EntraError) -> (String, NativeAuthFlow) {
+    /// The flow a request's continuation token names, for `clientId` at the tenant `tenantId` (the request's path):
+    /// a token is bound to the app and the tenant it was issued for, as the service binds it (another tenant, a
+    /// workforce tenant or `/common` does not take it); `expired_token` once it lapsed.
+    func nativeAuthFlow(_ request: EmulatorRequest, clientId: String, tenantId: String?) throws(EntraError) -> (String, NativeAuthFlow) {
         guard let token = request.form["continuation_token"], !token.isEmpty else { throw EntraError.missing("continuation_token") }
-        guard let flow = nativeAuthFlows[token], flow.clientId == clientId else {
+        guard let flow = nativeAuthFlows[token], flow.clientId == clientId, flow.tenantId == tenantId else {
             throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid.")
         }
         guard flow.expiresAt > now else {

@@ -42,7 +42,7 @@ extension EmulatorCore {
                                                                    stage: .signUpStarted(draft), expiresAt: now + Self.continuationTokenLifetime,
                                                                    capabilities: nativeAuthCapabilities(request)))]
         case .signUpChallenge:
-            let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+            let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId, tenantId: tenant.id)
             var next = flow
             next.expiresAt = now + Self.continuationTokenLifetime
             switch flow.stage {
@@ -59,14 +59,14 @@ extension EmulatorCore {
                 throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid for this step.")
             }
         default:
-            return try signUpContinue(app: app, request)
+            return try signUpContinue(app: app, tenant: tenant, request)
         }
     }
 
     /// `signup/v1.0/continue`: the code, the password or the attributes; then what is still missing, or the new
     /// user.
-    private func signUpContinue(app: EmulatedApplication, _ request: EmulatorRequest) throws(EntraError) -> [String: Any] {
-        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+    private func signUpContinue(app: EmulatedApplication, tenant: EmulatedTenant, _ request: EmulatorRequest) throws(EntraError) -> [String: Any] {
+        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId, tenantId: tenant.id)
         var draft: SignUpDraft
         switch (request.form["grant_type"], flow.stage) {
         case ("oob"?, .signUpCodeSent(let sent, let code)):
@@ -171,7 +171,7 @@ extension EmulatorCore {
 
     /// `grant_type=continuation_token`: the sign-in that follows a completed sign-up or password reset.
     func nativeAuthContinuationGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
-        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId, tenantId: context.tenant?.id)
         guard flow.stage == .completed || flow.stage == .strongAuthCompleted, let user = user(id: flow.userId) else {
             throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid for this step.")
         }

@@ -48,9 +48,9 @@ extension EmulatorCore {
     }
 
     /// `oauth2/v2.0/introspect` and `register/v1.0/*`.
-    func nativeStrongAuth(_ endpoint: NativeAuthEndpoint, app: EmulatedApplication, challengeTypes: Set<String>,
-                          _ request: EmulatorRequest) throws(EntraError) -> [String: Any] {
-        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+    func nativeStrongAuth(_ endpoint: NativeAuthEndpoint, app: EmulatedApplication, tenant: EmulatedTenant,
+                          challengeTypes: Set<String>, _ request: EmulatorRequest) throws(EntraError) -> [String: Any] {
+        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId, tenantId: tenant.id)
         guard let user = user(id: flow.userId) else {
             throw EntraError(error: "user_not_found", code: 50034, message: "The user account does not exist in the directory.")
         }
@@ -146,7 +146,7 @@ extension EmulatorCore {
 
     /// `grant_type=mfa_oob` (or `oob` during a second factor): the code sent to the chosen method.
     func mfaCodeGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {
-        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId)
+        let (token, flow) = try nativeAuthFlow(request, clientId: app.clientId, tenantId: context.tenant?.id)
         guard case .mfaCodeSent(_, let code) = flow.stage, let user = user(id: flow.userId) else {
             throw EntraError(error: "invalid_grant", code: 55200, message: "The continuation token is not valid for this step.")
         }

@@ -34,6 +34,36 @@ struct NativeAuthSignInTests {
                                                           ("client_info", "true")] + fields)
     }
 
+    @Test func aContinuationTokenIsBoundToItsTenant() async throws {
+        var configuration = EmulatorConfiguration.default
+        let other = "fabrikamcustomers.onmicrosoft.com"
+        configuration.tenants.append(EmulatedTenant(id: "0b7d5c3a-1e2f-4a6b-9c8d-7e6f5a4b3c2d", domains: [other],
+                                                    displayName: "Fabrikam Customers", kind: .external))
+        let emulator = try await IdentityEmulator.start(configuration)
+        defer { Task { await emulator.stop() } }
+        let client = TestClient(emulator)
+        let started = try await initiate(client, Self.passwordUser)
+        let token = try #require(started.json["continuation_token"] as? String)
+        // Another External ID tenant's challenge endpoint does not take it.
+        let elsewhere = try await client.post("/\(other)/oauth2/v2.0/challenge",
+                                              form: [("client_id", Self.clientId), ("continuation_token", token),
+                                                     ("challenge_type", "oob password redirect")])
+        #expect(elsewhere.status == 400 && elsewhere.json["error"] as? String == "invalid_grant", "\(elsewhere.text)")
+        let challenged = try await challenge(client, token)
+        let passwordToken = try #require(challenged.json["continuation_token"] as? String)
+        let grant: [(String, String)] = [("client_id", Self.clientId), ("scope", Self.scope), ("grant_type", "password"),
+                                         ("continuation_token", passwordToken), ("username", Self.passwordUser),
+                                         ("password", "Passw0rd!")]
+        // Nor the token endpoint of another tenant, of a workforce tenant, or /common.
+        for tenant in [other, emulator.tenant, "common"] {
+            let reply = try await client.post("/\(tenant)/oauth2/v2.0/token", form: grant)
+            #expect(reply.status == 400 && reply.json["access_token"] == nil, "\(tenant): \(reply.text)")
+        }
+        // Its own tenant does.
+        let signedIn = try await redeem(client, Array(grant.dropFirst(2)))
+        #expect(signedIn.status == 200, "\(signedIn.text)")
+    }
+
     @Test func signInWithPassword() async throws {
         let emulator = try await Self.start()
         defer { Task { await emulator.stop() } }
