@@ -16,8 +16,16 @@ extension EmulatorCore {
     /// - `GET /_emulator/stats` answers the token requests received per grant type
     ///   (`{"token_requests": {"refresh_token": 3}, "claims_challenge_answers": 1}`), `DELETE /_emulator/stats` sets
     ///   them to zero;
-    /// - `GET /_emulator/config` returns the configuration.
+    /// - `GET /_emulator/config` returns the configuration, passwords and client secrets left out unless
+    ///   `?secrets=true` asks for them.
+    ///
+    /// A page in the developer's browser must not drive these: a request is refused (403) unless it names the
+    /// emulator by a loopback address (`127.0.0.1`, `localhost`, `[::1]`: a name that DNS rebinding pointed here is
+    /// not one), and a change unless no other site sent it (a browser's `Origin` and `Sec-Fetch-Site`).
     func control(_ path: [String], _ request: EmulatorRequest) throws -> EmulatorResponse {
+        if let refusal = Self.controlRefusal(request) {
+            return .json(["error": "forbidden", "error_description": refusal], status: 403)
+        }
         switch (request.method, path) {
         case ("POST", ["clock", "advance"]):
             guard let seconds = request.parameter("seconds").flatMap(Double.init), seconds.isFinite, abs(seconds) < 1e9 else {
@@ -63,10 +71,44 @@ extension EmulatorCore {
             claimsChallengeAnswers = 0
             return .json(["ok": true])
         case ("GET", ["config"]):
-            let data = try JSONEncoder().encode(config)
+            var shown = config
+            if request.parameter("secrets") != "true" {
+                for index in shown.users.indices { shown.users[index].password = "" }
+                for index in shown.applications.indices where shown.applications[index].clientSecret != nil {
+                    shown.applications[index].clientSecret = ""
+                }
+            }
+            let data = try JSONEncoder().encode(shown)
             return EmulatorResponse(status: 200, headers: [("Content-Type", "application/json")], body: data)
         default:
             return .notFound()
         }
+    }
+
+    /// Why a control request is refused, or nil: the names of this machine's loopback interface.
+    static func controlRefusal(_ request: EmulatorRequest) -> String? {
+        // The Host header as sent (not the sanitised host, which falls back to 127.0.0.1 for a name it does not take).
+        guard isLoopback(hostName(request.headers["host"] ?? request.host)) else {
+            return "The control API answers only requests addressed to 127.0.0.1, localhost or [::1]."
+        }
+        guard request.method != "GET" else { return nil }
+        if let site = request.headers["sec-fetch-site"]?.lowercased(), site != "same-origin", site != "none" {
+            return "The control API takes no changes sent by another site."
+        }
+        if let origin = request.headers["origin"], !isLoopback(URLComponents(string: origin)?.host ?? "") {
+            return "The control API takes no changes sent by another site."
+        }
+        return nil
+    }
+
+    /// `host` of `host:port` (`[::1]:port` keeps its brackets off).
+    private static func hostName(_ host: String) -> String {
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") { return String(host[host.index(after: host.startIndex)..<close]) }
+        return String(host.split(separator: ":", maxSplits: 1).first ?? "")
+    }
+
+    private static func isLoopback(_ name: String) -> Bool {
+        let lowered = name.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return lowered == "localhost" || lowered == "::1" || lowered.hasPrefix("127.")
     }
 }

@@ -3,6 +3,9 @@ import Testing
 @testable import MSALEmulator
 @testable import MSALEmulatorCore
 import MSALTestSupport
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite("Bad input never crashes the emulator and never gets a 500")
 struct RobustnessTests {
@@ -38,5 +41,35 @@ struct RobustnessTests {
         let json = try await client.send("POST", "/common/oauth2/v2.0/token", body: Data("{\"grant_type\":1}".utf8), headers: ["Content-Type": "application/json"])
         #expect(json.status == 400)
         #expect(try await client.get("/common/discovery/v2.0/keys").status == 200)
+    }
+}
+
+/// The control API against a page in the developer's browser: a rebound host name, a cross-site change, secrets.
+@Suite("Emulator: the control API refuses what a browser page could send")
+struct ControlAPIBrowserTests {
+    @Test func rebindingCrossSiteAndSecrets() async throws {
+        let emulator = try await IdentityEmulator.start(EmulatorConfiguration.default)
+        defer { Task { await emulator.stop() } }
+        let port = emulator.httpURL.port ?? 0
+        func send(_ method: String, _ path: String, headers: [String: String]) async throws -> (Int, String) {
+            var request = URLRequest(url: try #require(URL(string: "\(emulator.httpURL.absoluteString)/\(path)")))
+            request.httpMethod = method
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            let (status, _, body) = try await NoRedirectFetcher.send(request)
+            return (status, String(decoding: body, as: UTF8.self))
+        }
+        // A name that DNS rebinding pointed at 127.0.0.1 is refused, for reads and changes alike.
+        #expect(try await send("GET", "_emulator/config", headers: ["Host": "attacker.example:\(port)"]).0 == 403)
+        #expect(try await send("POST", "_emulator/refresh-tokens/revoke", headers: ["Host": "attacker.example:\(port)"]).0 == 403)
+        // A cross-site change (a form or fetch from another site's page) is refused; the same request from a tool is not.
+        #expect(try await send("POST", "_emulator/refresh-tokens/revoke", headers: ["Origin": "https://attacker.example"]).0 == 403)
+        #expect(try await send("POST", "_emulator/refresh-tokens/revoke", headers: ["Sec-Fetch-Site": "cross-site"]).0 == 403)
+        #expect(try await send("POST", "_emulator/refresh-tokens/revoke", headers: [:]).0 == 200)
+        #expect(try await send("POST", "_emulator/refresh-tokens/revoke", headers: ["Host": "localhost:\(port)", "Origin": "http://localhost:\(port)"]).0 == 200)
+        // Passwords and client secrets only when asked for.
+        let plain = try await send("GET", "_emulator/config", headers: [:])
+        #expect(plain.0 == 200 && !plain.1.contains(emulator.password), "\(plain.1.prefix(300))")
+        let asked = try await send("GET", "_emulator/config?secrets=true", headers: [:])
+        #expect(asked.1.contains(emulator.password))
     }
 }
