@@ -80,6 +80,8 @@ let package = Package(
         // type, base64url, form coding. Foundation only.
         .target(
             name: "MSALSupport",
+            // The privacy manifest of the required-reason APIs this target calls (Apple platforms).
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
         // Platform-free core: authorities, token protocol, flows, unified token cache model and storage protocol,
