@@ -36,8 +36,14 @@ enum ChallengeFuzzing {
             if let token68 = challenge.token68 { return challenge.scheme + " " + token68 }
             let parameters = challenge.parameters.keys.sorted().map { name in
                 let value = challenge.parameters[name] ?? ""
-                let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                return name + "=\"" + escaped + "\""
+                // Escaped scalar by scalar: a backslash followed by a combining mark is one Character, which a
+                // Character-wise replacement would leave unescaped.
+                var escaped = String.UnicodeScalarView()
+                for scalar in value.unicodeScalars {
+                    if scalar == "\\" || scalar == "\"" { escaped.append("\\") }
+                    escaped.append(scalar)
+                }
+                return name + "=\"" + String(escaped) + "\""
             }
             return parameters.isEmpty ? challenge.scheme : challenge.scheme + " " + parameters.joined(separator: ", ")
         }.joined(separator: ", ")
