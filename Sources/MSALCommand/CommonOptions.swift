@@ -42,7 +42,7 @@ struct CommonOptions: ParsableArguments {
     var caFile: String?
 
     @Option(name: .long,
-            help: ArgumentHelp("Seconds to wait for each answer from the identity provider or Graph before giving up (env MSAL_TIMEOUT). Default: 30.", valueName: "seconds"))
+            help: ArgumentHelp("Seconds to wait for each answer from the identity provider or Graph before giving up, a token request's retries included (env MSAL_TIMEOUT). Default: 30.", valueName: "seconds"))
     var timeout: String?
 
     @Flag(name: .long, help: "Write results as JSON (env MSAL_JSON=1).")

@@ -47,9 +47,47 @@ struct TimeoutCommandTests {
         #expect(run.status == 1)
         #expect(run.stderr.contains("127.0.0.1"), "\(run.stderr)")
         #expect(run.stderr.contains("2 s") && run.stderr.contains("--timeout"), "\(run.stderr)")
-        // Each request waits 2 s (one retry after a timeout); the bound only catches a tool that keeps waiting.
+        // The request waits 2 s, and is not sent again once its time is spent; the bound only catches a tool that keeps
+        // waiting.
         #expect(elapsed < 30, "gave up after \(elapsed) s")
         print("msal login --device-code --timeout 2 on a black-holed host gave up after \(String(format: "%.1f", elapsed)) s")
+    }
+
+    @Test func theTimeoutBoundsATokenRequestRetriesIncluded() async throws {
+        // Discovery and metadata answer; the token endpoint accepts each request and answers only after 20 s.
+        let tokenRequests = LockedCount()
+        let origin = LockedOrigin()
+        let server = try HostileServer { request in
+            let base = origin.value + "/" + Self.tenant
+            let host = String(origin.value.dropFirst("http://".count))
+            switch request.path {
+            case "/common/discovery/instance":
+                return .json(200, #"{"tenant_discovery_endpoint":"\#(base)/v2.0/.well-known/openid-configuration","api-version":"1.1","#
+                    + #""metadata":[{"preferred_network":"\#(host)","preferred_cache":"\#(host)","aliases":["\#(host)"]}]}"#)
+            case "/\(Self.tenant)/v2.0/.well-known/openid-configuration":
+                return .json(200, #"{"authorization_endpoint":"\#(base)/oauth2/v2.0/authorize","token_endpoint":"\#(base)/oauth2/v2.0/token","#
+                    + #""issuer":"\#(base)/v2.0"}"#)
+            case "/\(Self.tenant)/oauth2/v2.0/token":
+                tokenRequests.add()
+                Thread.sleep(forTimeInterval: 20)
+                return .json(500, #"{"error":"temporarily_unavailable"}"#)
+            default:
+                return .json(404, #"{"error":"not_found"}"#)
+            }
+        }
+        origin.set(server.origin)
+        defer { server.stop() }
+        let runner = try CommandRunner()
+        let (run, elapsed) = try await timed(runner, ["token", "--client-secret", "not-a-real-secret", "--timeout", "2",
+                                                      "--scopes", "https://graph.microsoft.com/.default",
+                                                      "--authority", "\(server.origin)/\(Self.tenant)",
+                                                      "--client-id", "0e6a8d7c-1b2a-4f3e-8d9c-7b6a5f4e3d2c",
+                                                      "--cache", runner.home.appendingPathComponent("cache.json").path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("2 s"), "\(run.stderr)")
+        // One token request: the one that used up the 2 s is not sent again.
+        #expect(tokenRequests.value == 1)
+        #expect(elapsed < 20, "gave up after \(elapsed) s")
     }
 
     @Test func appTokenAndMSALTimeoutFromTheEnvironment() async throws {
@@ -73,4 +111,12 @@ struct TimeoutCommandTests {
         let help = try await runner.run(["--help"])
         #expect(help.stdout.contains("MSAL_TIMEOUT") && help.stdout.contains("default 30"))
     }
+}
+
+/// A count shared with a server's connection threads.
+final class LockedCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }

@@ -44,7 +44,8 @@ actor ThrottleStore {
 
 /// Posts token requests (authorization code, refresh token, device code) and turns the answers into a
 /// ``TokenResponse`` or a typed ``MSALErrorInfo``. 5xx answers and transport failures are retried
-/// `retryCount` times; 429 and `Retry-After` are honoured.
+/// `retryCount` times, within the request's timeout: the timeout bounds the whole request, retries included (a
+/// request that timed out is not sent again); 429 and `Retry-After` are honoured.
 struct TokenEndpointClient: Sendable {
     let context: TokenRequestContext
 
@@ -74,15 +75,27 @@ struct TokenEndpointClient: Sendable {
         }
         var headers = ClientHeaders.tokenRequestHeaders(correlationId: context.correlationId)
         for (name, value) in extraHeaders { headers[name] = value }
-        let request = MSALHTTPRequest(method: "POST", url: endpoint, headers: headers,
+        var request = MSALHTTPRequest(method: "POST", url: endpoint, headers: headers,
                                       body: Data(FormEncoding.encode(parameters).utf8), timeout: context.timeout)
+        // The timeout is the longest the caller waits for this request, retries included (real time, as the
+        // transport's timeouts are).
+        let deadline = ContinuousClock.now + .milliseconds(Int64(min(context.timeout, 1e9) * 1000))
+        func remaining() -> TimeInterval {
+            let left = deadline - ContinuousClock.now
+            return Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+        }
         var attempt = 0
-        /// Waits and counts an attempt when another one is allowed.
+        /// Waits and counts an attempt when another one is allowed: within the retries, and with time left for it.
         func mayRetry(_ reason: String) async throws -> Bool {
             guard attempt < context.retryCount else { return false }
+            guard remaining() > context.retryInterval + Self.shortestAttempt else {
+                context.log.warning("\(reason); no time is left for a retry within the \(ExternalNumber.clampedInteger(context.timeout)) s timeout.")
+                return false
+            }
             attempt += 1
             context.log.warning("\(reason); retrying (attempt \(attempt + 1)).")
             try await context.clock.sleep(seconds: context.retryInterval)
+            request.timeout = max(remaining(), Self.shortestAttempt)
             return true
         }
         while true {
@@ -115,6 +128,9 @@ struct TokenEndpointClient: Sendable {
             return response
         }
     }
+
+    /// A retry is sent only when at least this much of the timeout is left for it, in seconds.
+    static let shortestAttempt: TimeInterval = 1
 
     /// The typed error for a non-2xx response.
     func errorFor(_ response: MSALHTTPResponse) -> MSALErrorInfo {

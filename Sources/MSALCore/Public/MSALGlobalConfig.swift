@@ -82,7 +82,9 @@ public final class MSALHTTPConfig: @unchecked Sendable {
         set { if !newValue.isNaN { interval = min(max(0, newValue), 3600) } }
     }
 
-    /// Seconds to wait for a response. Default 300; kept within 1...86400 (NaN keeps the current value).
+    /// Seconds to wait for a response. A token request's retries (``retryCount``) are sent within it: a request that
+    /// timed out is not sent again, so this is the longest a token request waits. Default 300; kept within
+    /// 1...86400 (NaN keeps the current value).
     public var timeoutIntervalForRequest: TimeInterval {
         get { timeout }
         set { if !newValue.isNaN { timeout = min(max(1, newValue), 86_400) } }
