@@ -36,7 +36,7 @@ struct ApplicationFactory {
 
     func makeApplication(httpClient: (any MSALHTTPClient)?) throws -> MSALPublicClientApplication {
         guard let clientId = options.resolvedClientId else {
-            throw CLIError(message: "No client id: pass --client-id ID or set MSAL_CLIENT_ID.")
+            throw CLIError(message: "No client id: pass --client-id ID or set MSAL_CLIENT_ID.", exitCode: CLIExit.usage)
         }
         guard let url = URL(string: options.resolvedAuthority), url.scheme != nil, url.host != nil else {
             throw CLIError(message: "The authority \"\(options.resolvedAuthority)\" is not a URL.")

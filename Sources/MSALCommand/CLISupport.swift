@@ -12,6 +12,8 @@ enum CLIExit {
     static let interactionRequired: Int32 = 3
     /// The user cancelled or declined the sign-in, or the device code expired.
     static let signInNotCompleted: Int32 = 4
+    /// A usage error: an option missing or malformed (`EX_USAGE`, as ArgumentParser's own usage errors).
+    static let usage: Int32 = 64
 
     /// OAuth errors that mean the sign-in was not completed: the user declined (`access_denied` on the
     /// authorization redirect, `authorization_declined` in the device code flow), or the device code ran out.

@@ -41,7 +41,8 @@ struct CommonOptions: ParsableArguments {
             help: ArgumentHelp("Also trust the certificate authorities in this PEM file, such as msal-emulator's CA (env MSAL_CA_FILE; SSL_CERT_FILE is honoured too).", valueName: "file"))
     var caFile: String?
 
-    @Option(name: .long,
+    // `.unconditional`: `--timeout -1` is a value (refused by validate() with the allowed range), not a missing one.
+    @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Seconds to wait for each answer from the identity provider or Graph before giving up, a token request's retries included (env MSAL_TIMEOUT). Default: 30.", valueName: "seconds"))
     var timeout: String?
 

@@ -57,9 +57,9 @@ struct CLIConfigFile: Sendable, Equatable {
         } catch .absent {
             return .empty
         } catch .tooLarge {
-            throw CLIError(message: "The configuration file \(file.path) is larger than 1 MiB.", exitCode: 64)
+            throw CLIError(message: "The configuration file \(file.path) is larger than 1 MiB.", exitCode: CLIExit.usage)
         } catch {
-            throw CLIError(message: "The configuration file \(file.path) cannot be read (\(error)).", exitCode: 64)
+            throw CLIError(message: "The configuration file \(file.path) cannot be read (\(error)).", exitCode: CLIExit.usage)
         }
         return try parse(data, file: file.path)
     }
@@ -67,7 +67,7 @@ struct CLIConfigFile: Sendable, Equatable {
     /// Parses the file's bytes; every error names the file and the field.
     static func parse(_ data: Data, file: String) throws(CLIError) -> CLIConfigFile {
         func fail(_ message: String) -> CLIError {
-            CLIError(message: "The configuration file \(file): \(message)", exitCode: 64)
+            CLIError(message: "The configuration file \(file): \(message)", exitCode: CLIExit.usage)
         }
         guard let json = try? JSONSerialization.jsonObject(with: data), let root = json as? [String: Any] else {
             throw fail("not a JSON object.")
@@ -125,7 +125,7 @@ struct CLIConfigFile: Sendable, Equatable {
                 let known = profiles.keys.sorted()
                 throw CLIError(message: "No profile \"\(name)\" in the configuration file"
                                + (known.isEmpty ? " (it has none)." : "; its profiles: \(known.joined(separator: ", "))."),
-                               exitCode: 64)
+                               exitCode: CLIExit.usage)
             }
             return (name, profile)
         }

@@ -72,7 +72,7 @@ struct NativeSession {
         self.native = native
         factory = ApplicationFactory(options: options)
         guard let clientId = options.resolvedClientId else {
-            throw CLIError(message: "No client id: pass --client-id ID or set MSAL_CLIENT_ID.")
+            throw CLIError(message: "No client id: pass --client-id ID or set MSAL_CLIENT_ID.", exitCode: CLIExit.usage)
         }
         let configuration: MSALNativeAuthPublicClientApplicationConfig
         if let subdomain = native.tenantSubdomain {

@@ -8,9 +8,9 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show the signed-in accounts, the active one, cached tokens, and where and how the cache is kept.",
         discussion: """
-        Lists each signed-in account (the active one marked), its tenants, its cached access tokens (scopes, tenant, \\
-        expiry) and whether it has a refresh token; the configuration profile, client id and authority in use; the \\
-        cache location and its protection (Secret Service, kernel keyring or key file encryption, or plaintext). \\
+        Lists each signed-in account (the active one marked), its tenants, its cached access tokens (scopes, tenant, \
+        expiry) and whether it has a refresh token; the configuration profile, client id and authority in use; the \
+        cache location and its protection (Secret Service, kernel keyring or key file encryption, or plaintext). \
         Never prints a token. Makes no network request.
 
         Examples:

@@ -8,9 +8,9 @@ struct SwitchCommand: AsyncParsableCommand {
         commandName: "switch",
         abstract: "Make a signed-in account the active one.",
         discussion: """
-        The active account is used by token, graph, logout and status when --account is not given; `msal login` \\
-        makes the account it signs in active. Without ACCOUNT, with exactly two accounts signed in, switches to the \\
-        other one; otherwise lists them. The choice is kept per client id and cache in \\
+        The active account is used by token, graph, logout and status when --account is not given; `msal login` \
+        makes the account it signs in active. Without ACCOUNT, with exactly two accounts signed in, switches to the \
+        other one; otherwise lists them. The choice is kept per client id and cache in \
         $XDG_STATE_HOME/msal/active-accounts.json.
 
         Examples:

@@ -10,6 +10,7 @@ import MSALTestSupport
 struct CLIExitCodeTests {
     @Test func toolErrorsKeepTheirExitCode() {
         #expect(CLI.describe(CLIError(message: "No client id.")) == ("No client id.", CLIExit.failure))
+        #expect(CLI.describe(CLIError(message: "No client id.", exitCode: CLIExit.usage)) == ("No client id.", 64))
         #expect(CLI.describe(CLIError(message: "line one\nline two", exitCode: 7)) == ("line one line two", 7))
     }
 

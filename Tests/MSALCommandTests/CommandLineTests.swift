@@ -219,7 +219,7 @@ struct CommandLineTests {
     @Test func errorsAreOneLineWithoutSecrets() async throws {
         let runner = try CommandRunner()
         let noClient = try await runner.run(["token"])
-        #expect(noClient.status == 1)
+        #expect(noClient.status == 64, "a missing client id is a usage error")
         #expect(noClient.stderr == "msal: error: No client id: pass --client-id ID or set MSAL_CLIENT_ID.\n")
         let environment = try await runner.run(["accounts", "--json"], environment: [
             "MSAL_CLIENT_ID": EmulatorConfiguration.demoClientId,
@@ -227,5 +227,17 @@ struct CommandLineTests {
         ])
         #expect(environment.status == 0)
         #expect(environment.stdout == "[]\n")
+    }
+}
+
+/// The commands' help shows prose as prose: no line-continuation backslash printed.
+@Suite("msal help text")
+struct HelpTextTests {
+    @Test(arguments: ["status", "switch", "token", "login"])
+    func helpHasNoStrayBackslash(command: String) async throws {
+        let help = try await CommandRunner().run(["help", command])
+        #expect(help.status == 0)
+        let stray = help.stdout.split(separator: "\n").filter { $0.hasSuffix("\\") && !$0.contains("msal ") }
+        #expect(stray.isEmpty, "\(stray)")
     }
 }

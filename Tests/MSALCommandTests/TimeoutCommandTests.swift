@@ -107,6 +107,8 @@ struct TimeoutCommandTests {
         for bad in ["0", "-3", "nan", "inf", "soon", "100000"] {
             let run = try await runner.run(["token", "--timeout", bad])
             #expect(run.status == 64, "--timeout \(bad): \(run.stderr)")
+            // A negative number is a value out of range, not a missing one.
+            #expect(run.stderr.contains("from 1 to 86400"), "--timeout \(bad): \(run.stderr)")
         }
         let help = try await runner.run(["--help"])
         #expect(help.stdout.contains("MSAL_TIMEOUT") && help.stdout.contains("default 30"))
