@@ -54,8 +54,10 @@ struct TimeoutCommandTests {
     }
 
     @Test func theTimeoutBoundsATokenRequestRetriesIncluded() async throws {
-        // Discovery and metadata answer; the token endpoint accepts each request and answers only after 20 s.
+        // Discovery and metadata answer; the token endpoint accepts each request and answers only once the test is
+        // over (a bounded wait on the test's signal, not a sleep).
         let tokenRequests = LockedCount()
+        let testOver = DispatchSemaphore(value: 0)
         let origin = LockedOrigin()
         let server = try HostileServer { request in
             let base = origin.value + "/" + Self.tenant
@@ -69,14 +71,17 @@ struct TimeoutCommandTests {
                     + #""issuer":"\#(base)/v2.0"}"#)
             case "/\(Self.tenant)/oauth2/v2.0/token":
                 tokenRequests.add()
-                Thread.sleep(forTimeInterval: 20)
+                _ = testOver.wait(timeout: .now() + 60)
                 return .json(500, #"{"error":"temporarily_unavailable"}"#)
             default:
                 return .json(404, #"{"error":"not_found"}"#)
             }
         }
         origin.set(server.origin)
-        defer { server.stop() }
+        defer {
+            for _ in 0..<4 { testOver.signal() }
+            server.stop()
+        }
         let runner = try CommandRunner()
         let (run, elapsed) = try await timed(runner, ["token", "--client-secret", "not-a-real-secret", "--timeout", "2",
                                                       "--scopes", "https://graph.microsoft.com/.default",
