@@ -24,7 +24,7 @@ extension MSALCredentialChain {
     /// environment names them; nil when it names neither.
     var azureCLIDirectory: URL? {
         if let explicit = value("AZURE_CONFIG_DIR") {
-            return URL(fileURLWithPath: (explicit as NSString).expandingTildeInPath)
+            return URL(fileURLWithPath: HomePath.expand(explicit, home: value("HOME")))
         }
         return value("HOME").map { URL(fileURLWithPath: $0).appendingPathComponent(".azure") }
     }

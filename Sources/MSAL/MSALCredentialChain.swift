@@ -191,7 +191,7 @@ public struct MSALCredentialChain: Sendable {
         guard let url = URL(string: authority) else { throw skipped("MSAL_AUTHORITY is not a URL.") }
         let config = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: nil, authority: try MSALAuthority(url: url))
         config.httpClient = httpClient
-        let file = value("MSAL_CACHE").map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
+        let file = value("MSAL_CACHE").map { URL(fileURLWithPath: HomePath.expand($0, home: value("HOME"))) }
             ?? MSALFileTokenCacheStorage.defaultFileURL()
         config.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: file)
         let app = try MSALPublicClientApplication(configuration: config)

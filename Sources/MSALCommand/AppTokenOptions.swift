@@ -51,7 +51,7 @@ struct AppTokenOptions: ParsableArguments {
     /// The credential the options name.
     func credential() throws -> MSALClientCredential {
         if let path = resolvedCertificate {
-            let file = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+            let file = URL(fileURLWithPath: HomePath.expand(path))
             guard let data = try? OutsideFile.read(file.path, limit: 1 << 20),
                   let pem = String(data: data, encoding: .utf8) else {
                 throw CLIError(message: "The certificate file \(file.path) cannot be read (a PEM file of at most 1 MiB).")

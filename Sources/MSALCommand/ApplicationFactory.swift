@@ -18,7 +18,7 @@ struct ApplicationFactory {
     /// a request is sent, so that a cached token costs no transport).
     func makeHTTPClient() throws -> (any MSALHTTPClient)? {
         guard let path = options.resolvedCAFile else { return nil }
-        let file = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+        let file = URL(fileURLWithPath: HomePath.expand(path))
         guard let data = try? OutsideFile.read(file.path, limit: 1 << 20),
               let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----") else {
             throw CLIError(message: "The CA file \(file.path) cannot be read as PEM certificates.")

@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 import MSAL
 
 /// The token cache a command uses, created at most once per process (choosing the protection tier probes the
@@ -23,7 +24,7 @@ final class CacheChoice: Sendable {
     }
 
     /// The file of `--cache`, tilde expanded.
-    var fileURL: URL? { path.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } }
+    var fileURL: URL? { path.map { URL(fileURLWithPath: HomePath.expand($0)) } }
 
     /// A stable name of the cache, for the active-account record.
     var location: String { fileURL?.path ?? "default" }

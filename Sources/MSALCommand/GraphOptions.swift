@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MSALSupport
 import MSALCore
 
 /// The request options of `msal graph`: method, body, headers and paging.
@@ -70,7 +71,7 @@ struct GraphOptions: ParsableArguments {
         if bodyFile == "-" {
             data = FileHandle.standardInput.readData(ofLength: Self.maximumBodySize + 1)
         } else {
-            let url = URL(fileURLWithPath: (bodyFile as NSString).expandingTildeInPath)
+            let url = URL(fileURLWithPath: HomePath.expand(bodyFile))
             guard let read = try? Data(contentsOf: url) else { throw CLIError(message: "Cannot read the body file \(url.path).") }
             data = read
         }

@@ -126,3 +126,17 @@ struct StatusProfileCommandTests {
         #expect(!ConditionalAccess.blocksDeviceCode(MSALErrorInfo(.internal, description: "AADSTS70016: pending")))
     }
 }
+
+/// `~` in a path the user gives is their `$HOME`, as a shell reads it (Foundation on Linux would use the account's
+/// home in the password database).
+@Suite("msal expands ~ against $HOME")
+struct TildeCommandTests {
+    @Test func aTildePathIsUnderHOME() async throws {
+        let runner = try CommandRunner()
+        let status = try await runner.run(["status", "--json", "--cache", "~/tilde.json",
+                                           "--client-id", "04b07795-8ddb-461a-bbee-02f9e1bf7b46"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let cache = (try status.json() as? [String: Any])?["cache"] as? [String: Any]
+        #expect(cache?["location"] as? String == runner.home.appendingPathComponent("tilde.json").path)
+    }
+}

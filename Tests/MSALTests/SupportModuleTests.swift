@@ -140,3 +140,14 @@ struct SupportModuleTests {
         #expect(box.get() == [1, 2, 3])
     }
 }
+
+@Suite("HomePath")
+struct HomePathTests {
+    @Test func tildeIsTheGivenHome() {
+        #expect(HomePath.expand("~", home: "/home/ada") == "/home/ada")
+        #expect(HomePath.expand("~/cache/x.json", home: "/home/ada") == "/home/ada/cache/x.json")
+        #expect(HomePath.expand("/etc/x", home: "/home/ada") == "/etc/x")
+        #expect(HomePath.expand("a/~/b", home: "/home/ada") == "a/~/b")
+        #expect(HomePath.expand("~/x", home: "") == ("~/x" as NSString).expandingTildeInPath)
+    }
+}
