@@ -42,7 +42,7 @@ struct CLIConfigFile: Sendable, Equatable {
     /// Where the file is for `environment`.
     static func location(environment: [String: String]) -> URL {
         if let explicit = environment["MSAL_CONFIG"], !explicit.isEmpty {
-            return URL(fileURLWithPath: HomePath.expand(explicit))
+            return URL(fileURLWithPath: HomePath.expand(explicit, home: environment["HOME"]))
         }
         let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
