@@ -14,10 +14,22 @@ package enum TerminalText {
     /// The escape is JSON's, and JSON puts characters like these only inside strings, so JSON text stays valid
     /// JSON with the same value (`JSONSerialization` already escapes C0 controls, but not DEL or C1).
     package static func safe(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        escaped(text, where: needsEscape)
+    }
+
+    /// `text` for the middle of a line: as ``safe(_:)``, and line breaks and tabs escaped too. For what the server
+    /// sends as one line (a masked address, a method's hint, an attribute's name): a line break in it could otherwise
+    /// draw a line of the tool's own (`msal: error: …`, `Password for …`).
+    package static func inline(_ text: String) -> String {
+        escaped(text) { needsEscape($0) || $0 == "\n" || $0 == "\t" }
+    }
+
+    /// `text` with each scalar `escape` picks replaced by its `\uXXXX` escape.
+    private static func escaped(_ text: String, where escape: (Unicode.Scalar) -> Bool) -> String {
+        guard text.unicodeScalars.contains(where: escape) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if needsEscape(scalar) {
+            if escape(scalar) {
                 let hex = String(scalar.value, radix: 16)
                 result.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
             } else {
@@ -25,16 +37,6 @@ package enum TerminalText {
             }
         }
         return String(result)
-    }
-
-    /// `text` for the middle of a line: as ``safe(_:)``, and line breaks and tabs escaped too. For what the server
-    /// sends as one line (a masked address, a method's hint, an attribute's name): a line break in it could otherwise
-    /// draw a line of the tool's own (`msal: error: …`, `Password for …`).
-    package static func inline(_ text: String) -> String {
-        let escaped = safe(text)
-        guard escaped.contains(where: { $0 == "\n" || $0 == "\t" || $0 == "\r\n" }) else { return escaped }
-        return escaped.replacingOccurrences(of: "\r\n", with: "\\u000d\\u000a")
-            .replacingOccurrences(of: "\n", with: "\\u000a").replacingOccurrences(of: "\t", with: "\\u0009")
     }
 
     /// Whether a terminal (or a reader) could be misled by `scalar` printed as is.
