@@ -8,6 +8,19 @@ import MSALCore
 enum MainActorUserAgentCall {
     typealias Finish = @Sendable (Result<URL, any Error>) -> Void
 
+    /// The error when the user agent is already showing another sign-in (`what` names it).
+    static func alreadyRunning(_ what: String, correlationId: UUID) -> MSALErrorInfo {
+        .internal(.internalErrorInteractiveSessionAlreadyRunning, "Another \(what) is already running.", correlationId: correlationId)
+    }
+
+    /// The error when there is no window to present sign-in over.
+    static func noWindow(correlationId: UUID) -> MSALErrorInfo {
+        .internal(.internalErrorNoViewController,
+                  "There is no window to present sign-in over: pass a view controller whose view is in a window "
+                      + "(MSALWebviewParameters(authPresentationViewController:)), or call while a scene is active.",
+                  correlationId: correlationId)
+    }
+
     static func run(start: @escaping @MainActor @Sendable (_ finish: @escaping Finish) -> Void,
                     cancel: @escaping @MainActor @Sendable () -> Void) async throws -> URL {
         let resumed = LockedBox(false)

@@ -75,17 +75,11 @@ public final class MSALAuthenticationSessionWebAuthenticator: NSObject, MSALDire
     private func start(_ url: URL, scheme: String, presenter: ObjectReference, ephemeral: Bool, correlationId: UUID,
                        finish: @escaping @Sendable (Result<URL, any Error>) -> Void) {
         guard running == nil else {
-            finish(.failure(MSALErrorInfo.internal(.internalErrorInteractiveSessionAlreadyRunning,
-                                                   "Another authentication session is already running.",
-                                                   correlationId: correlationId)))
+            finish(.failure(MainActorUserAgentCall.alreadyRunning("authentication session", correlationId: correlationId)))
             return
         }
         guard let window = PresentationAnchors.anchor(for: presenter.object) else {
-            finish(.failure(MSALErrorInfo.internal(
-                .internalErrorNoViewController,
-                "There is no window to present sign-in over: pass a view controller whose view is in a window "
-                    + "(MSALWebviewParameters(authPresentationViewController:)), or call while a scene is active.",
-                correlationId: correlationId)))
+            finish(.failure(MainActorUserAgentCall.noWindow(correlationId: correlationId)))
             return
         }
         // @Sendable: not isolated to the main actor, which this method is, so no run-time isolation check traps when

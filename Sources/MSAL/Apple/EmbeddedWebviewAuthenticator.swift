@@ -56,9 +56,7 @@ public final class MSALEmbeddedWebviewAuthenticator: MSALDirectWebAuthenticator,
     private func start(_ url: URL, parameters: WebviewChoice, redirectUri: String, correlationId: UUID,
                        finish: @escaping @Sendable (Result<URL, any Error>) -> Void) {
         guard running == nil else {
-            finish(.failure(MSALErrorInfo.internal(.internalErrorInteractiveSessionAlreadyRunning,
-                                                   "Another web view sign-in is already running.",
-                                                   correlationId: correlationId)))
+            finish(.failure(MainActorUserAgentCall.alreadyRunning("web view sign-in", correlationId: correlationId)))
             return
         }
         let webView: WKWebView
@@ -71,11 +69,7 @@ public final class MSALEmbeddedWebviewAuthenticator: MSALDirectWebAuthenticator,
             if parameters.ephemeral { configuration.websiteDataStore = .nonPersistent() }
             webView = WKWebView(frame: .zero, configuration: configuration)
             guard let shown = EmbeddedWebviewSheet.make(webView, parameters: parameters) else {
-                finish(.failure(MSALErrorInfo.internal(
-                    .internalErrorNoViewController,
-                    "There is no window to present sign-in over: pass a view controller whose view is in a window "
-                        + "(MSALWebviewParameters(authPresentationViewController:)), or call while a scene is active.",
-                    correlationId: correlationId)))
+                finish(.failure(MainActorUserAgentCall.noWindow(correlationId: correlationId)))
                 return
             }
             presentation = shown
