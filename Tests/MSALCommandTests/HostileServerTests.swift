@@ -14,6 +14,13 @@ struct HostileServerTests {
     /// A device-code identity provider: discovery and metadata like Entra, then `deviceCode` for the device
     /// authorization request and `token` for every token request.
     static func provider(deviceCode: HostileServer.Response, token: HostileServer.Response) throws -> HostileServer {
+        try provider(deviceCode: deviceCode, answeringToken: { token })
+    }
+
+    /// The same provider, answering each token request with what `answeringToken` returns when it returns (on the
+    /// request's connection thread).
+    static func provider(deviceCode: HostileServer.Response,
+                         answeringToken: @escaping @Sendable () -> HostileServer.Response) throws -> HostileServer {
         let origin = LockedOrigin()
         let server = try HostileServer { request in
             let base = origin.value + "/" + tenant
@@ -28,7 +35,7 @@ struct HostileServerTests {
             case "/\(tenant)/oauth2/v2.0/devicecode":
                 return deviceCode
             case "/\(tenant)/oauth2/v2.0/token":
-                return token
+                return answeringToken()
             default:
                 return .json(404, #"{"error":"not_found"}"#)
             }

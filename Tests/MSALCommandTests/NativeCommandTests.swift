@@ -87,6 +87,12 @@ struct NativeCommandTests {
         func close() { Task { [socket] in try? await SignInLadderCommandTests.tmux(socket, ["kill-server"]) } }
     }
 
+    /// The options of `msal native` for the emulator's External ID tenant and app, with the token cache `cache`.
+    static func options(_ emulator: IdentityEmulator, cache: URL) -> [String] {
+        ["--authority", "\(emulator.httpURL.absoluteString)/\(EmulatorConfiguration.externalTenantDomain)",
+         "--client-id", EmulatorConfiguration.nativeAuthClientId, "--cache", cache.path]
+    }
+
     static func code(_ emulator: IdentityEmulator, for username: String) async throws -> String {
         var components = URLComponents(url: emulator.httpURL.appendingPathComponent("_emulator/native-auth/codes"), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "username", value: username)]
@@ -104,10 +110,8 @@ struct NativeCommandTests {
         let emulator = try await IdentityEmulator.start(EmulatorConfiguration.default)
         defer { Task { await emulator.stop() } }
         let runner = try CommandRunner()
-        let options = ["--authority", "\(emulator.httpURL.absoluteString)/\(EmulatorConfiguration.externalTenantDomain)",
-                       "--client-id", EmulatorConfiguration.nativeAuthClientId,
-                       "--cache", runner.home.appendingPathComponent("cache.json").path,
-                       "--username", EmulatorConfiguration.customerWithPassword]
+        let options = Self.options(emulator, cache: runner.home.appendingPathComponent("cache.json"))
+            + ["--username", EmulatorConfiguration.customerWithPassword]
         let signIn = try await Terminal(runner, name: "interrupted", arguments: ["native", "sign-in"] + options,
                                         interruptible: true)
         defer { signIn.close() }
@@ -129,8 +133,7 @@ struct NativeCommandTests {
         defer { Task { await emulator.stop() } }
         let runner = try CommandRunner()
         let cache = runner.home.appendingPathComponent("cache.json")
-        let options = ["--authority", "\(emulator.httpURL.absoluteString)/\(EmulatorConfiguration.externalTenantDomain)",
-                       "--client-id", EmulatorConfiguration.nativeAuthClientId, "--cache", cache.path]
+        let options = Self.options(emulator, cache: cache)
 
         // Sign-up: the email asked for, the code, a password (refused once: too weak), the required attribute.
         let newUser = "katherine@example.org"
@@ -211,9 +214,7 @@ struct NativeCommandTests {
         let emulator = try await IdentityEmulator.start(EmulatorConfiguration.default)
         defer { Task { await emulator.stop() } }
         let runner = try CommandRunner()
-        let options = ["--authority", "\(emulator.httpURL.absoluteString)/\(EmulatorConfiguration.externalTenantDomain)",
-                       "--client-id", EmulatorConfiguration.nativeAuthClientId,
-                       "--cache", runner.home.appendingPathComponent("cache.json").path]
+        let options = Self.options(emulator, cache: runner.home.appendingPathComponent("cache.json"))
 
         // A second factor: the password, a method picked from the list, the code sent to it.
         let mfaUser = EmulatorConfiguration.customerWithMFA
@@ -255,9 +256,7 @@ struct NativeCommandTests {
         let emulator = try await IdentityEmulator.start(configuration)
         defer { Task { await emulator.stop() } }
         let runner = try CommandRunner()
-        let options = ["--authority", "\(emulator.httpURL.absoluteString)/\(EmulatorConfiguration.externalTenantDomain)",
-                       "--client-id", EmulatorConfiguration.nativeAuthClientId,
-                       "--cache", runner.home.appendingPathComponent("c.json").path]
+        let options = Self.options(emulator, cache: runner.home.appendingPathComponent("c.json"))
         // A terminal that offers codes only, for a user who signs in with a password: the service answers
         // `redirect`. With no terminal and no display here, the browser sign-in is the device code flow, which the
         // emulator approves for that user.

@@ -58,26 +58,11 @@ struct TimeoutCommandTests {
         // over (a bounded wait on the test's signal, not a sleep).
         let tokenRequests = LockedCount()
         let testOver = DispatchSemaphore(value: 0)
-        let origin = LockedOrigin()
-        let server = try HostileServer { request in
-            let base = origin.value + "/" + Self.tenant
-            let host = String(origin.value.dropFirst("http://".count))
-            switch request.path {
-            case "/common/discovery/instance":
-                return .json(200, #"{"tenant_discovery_endpoint":"\#(base)/v2.0/.well-known/openid-configuration","api-version":"1.1","#
-                    + #""metadata":[{"preferred_network":"\#(host)","preferred_cache":"\#(host)","aliases":["\#(host)"]}]}"#)
-            case "/\(Self.tenant)/v2.0/.well-known/openid-configuration":
-                return .json(200, #"{"authorization_endpoint":"\#(base)/oauth2/v2.0/authorize","token_endpoint":"\#(base)/oauth2/v2.0/token","#
-                    + #""issuer":"\#(base)/v2.0"}"#)
-            case "/\(Self.tenant)/oauth2/v2.0/token":
-                tokenRequests.add()
-                _ = testOver.wait(timeout: .now() + 60)
-                return .json(500, #"{"error":"temporarily_unavailable"}"#)
-            default:
-                return .json(404, #"{"error":"not_found"}"#)
-            }
+        let server = try HostileServerTests.provider(deviceCode: .json(404, #"{"error":"not_found"}"#)) {
+            tokenRequests.add()
+            _ = testOver.wait(timeout: .now() + 60)
+            return .json(500, #"{"error":"temporarily_unavailable"}"#)
         }
-        origin.set(server.origin)
         defer {
             for _ in 0..<4 { testOver.signal() }
             server.stop()
