@@ -19,6 +19,17 @@ let appleSurface: String? = {
     }
 }()
 
+// What an app that depends on this package resolves and builds is the library and its own dependencies only
+// (swift-crypto, swift-certificates, swift-log and, for the Linux transport, async-http-client). The rest is behind
+// package traits, which the package manager honours in resolution: a trait that is off costs no checkout and no build.
+//   Emulator:      the emulator's HTTP(S) server (`MSALEmulator`, on Hummingbird), for an app's own tests.
+//   PostgresCache: the token cache shared by server instances in PostgreSQL (`MSALPostgresCache`, on postgres-nio).
+//   Tools:         the `msal` tool, `msal-emulator`, the examples and the benchmarks, and both traits above. This
+//                  repository's own commands pass `--traits Tools` (README, scripts/).
+let emulator: TargetDependencyCondition? = .when(traits: ["Emulator"])
+let postgres: TargetDependencyCondition? = .when(traits: ["PostgresCache"])
+let tools: TargetDependencyCondition? = .when(traits: ["Tools"])
+
 let package = Package(
     name: "msal-swift",
     // As low as MSAL for iOS/macOS 2.14's iOS 16; macOS 13, not 11: the core's clock (request timeouts, retries, the
@@ -54,11 +65,21 @@ let package = Package(
         // The identity platform emulator as a program, and the demo on it.
         .executable(name: "msal-emulator", targets: ["MSALEmulatorTool"]),
         // The seeds' sample apps as console programs (Examples/).
-        .executable(name: "tutorial-graph", targets: ["tutorial-graph"]),
-        .executable(name: "tutorial-b2c", targets: ["tutorial-b2c"]),
-        .executable(name: "daemon", targets: ["daemon"]),
-        .executable(name: "on-behalf-of", targets: ["on-behalf-of"]),
-        .executable(name: "web-app", targets: ["web-app"]),
+        .executable(name: "tutorial-graph", targets: ["MSALExampleTutorialGraph"]),
+        .executable(name: "tutorial-b2c", targets: ["MSALExampleTutorialB2C"]),
+        .executable(name: "daemon", targets: ["MSALExampleDaemon"]),
+        .executable(name: "on-behalf-of", targets: ["MSALExampleOnBehalfOf"]),
+        .executable(name: "web-app", targets: ["MSALExampleWebApp"]),
+    ],
+    traits: [
+        .trait(name: "Emulator", description: "The emulator's HTTP(S) server, MSALEmulator (Hummingbird)."),
+        .trait(name: "PostgresCache", description: "The PostgreSQL token cache, MSALPostgresCache (postgres-nio)."),
+        .trait(
+            name: "Tools",
+            description: "The msal tool, msal-emulator, the examples and the benchmarks (swift-argument-parser).",
+            enabledTraits: ["Emulator", "PostgresCache"]
+        ),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -195,7 +216,7 @@ let package = Package(
             name: "MSALPostgresCache",
             dependencies: [
                 "MSALCore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -206,8 +227,8 @@ let package = Package(
             name: "MSALPostgresBench",
             dependencies: [
                 "MSALCore", "MSALPostgresCache", "MSALTesting",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -246,9 +267,9 @@ let package = Package(
             dependencies: [
                 "MSALSupport",
                 "MSALEmulatorCore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: emulator),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: emulator),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: emulator),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -263,7 +284,7 @@ let package = Package(
                 "MSAL",
                 "MSALTesting",
                 "MSALEmulator",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
             ],
             swiftSettings: swiftSettings
         ),
@@ -281,7 +302,7 @@ let package = Package(
                 "MSALSupport",
                 "MSALSystemBrowser",
                 "MSALCommandSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -295,7 +316,7 @@ let package = Package(
                 "MSALSamples",
                 "MSALTesting",
                 "MSALCommandSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -309,30 +330,30 @@ let package = Package(
         ),
         // The Graph tutorial (seeds: sign in, call Graph /me, sign out) as a console program.
         .executableTarget(
-            name: "tutorial-graph",
+            name: "MSALExampleTutorialGraph",
             dependencies: [
                 "MSAL", "MSALEmulator", "MSALSamples", "MSALTesting",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
             ],
             path: "Examples/TutorialGraph",
             swiftSettings: swiftSettings
         ),
         // The Azure AD B2C sample (user flows by policy) as a console program.
         .executableTarget(
-            name: "tutorial-b2c",
+            name: "MSALExampleTutorialB2C",
             dependencies: [
                 "MSAL", "MSALEmulator", "MSALSamples", "MSALTesting",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
             ],
             path: "Examples/TutorialB2C",
             swiftSettings: swiftSettings
         ),
         // A daemon: client credentials with a certificate, Graph /v1.0/users (on the emulator by default).
         .executableTarget(
-            name: "daemon",
+            name: "MSALExampleDaemon",
             dependencies: [
                 "MSAL", "MSALEmulator", "MSALSamples",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -343,11 +364,11 @@ let package = Package(
         ),
         // A middle-tier web API (Hummingbird): validates its caller's token, calls Graph on the caller's behalf.
         .executableTarget(
-            name: "on-behalf-of",
+            name: "MSALExampleOnBehalfOf",
             dependencies: [
                 "MSAL", "MSALEmulator", "MSALSamples", "MSALTesting",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
+                .product(name: "Hummingbird", package: "hummingbird", condition: emulator),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/OnBehalfOf",
@@ -355,21 +376,21 @@ let package = Package(
         ),
         // The tutorial as a web app (Hummingbird): sign-in with the authorization code flow, Graph /me, sign-out.
         .target(
-            name: "WebAppKit",
+            name: "MSALExampleWebAppKit",
             dependencies: [
                 "MSAL", "MSALSamples",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: emulator),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/WebApp/Kit",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "web-app",
+            name: "MSALExampleWebApp",
             dependencies: [
-                "MSAL", "MSALEmulator", "WebAppKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "MSAL", "MSALEmulator", "MSALExampleWebAppKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
+                .product(name: "Hummingbird", package: "hummingbird", condition: emulator),
             ],
             path: "Examples/WebApp/Main",
             swiftSettings: swiftSettings
@@ -417,7 +438,7 @@ let package = Package(
         // The loopback listener against real sockets, and sign-in end to end with a real headless Chromium.
         .testTarget(
             name: "MSALBrowserTests",
-            dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALEmulatorCore", "MSALTesting", "WebAppKit"],
+            dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALSystemBrowser", "MSALLoopback", "MSALEmulator", "MSALEmulatorCore", "MSALTesting", "MSALExampleWebAppKit"],
             swiftSettings: swiftSettings
         ),
         // The HTTP transports and the redirect policy against real servers on 127.0.0.1.
@@ -438,7 +459,7 @@ let package = Package(
             dependencies: [
                 "MSALTestSupport",
                 "MSAL", "MSALCore", "MSALPostgresCache", "MSALTesting",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

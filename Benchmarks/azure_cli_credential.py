@@ -3,7 +3,7 @@
 az's cache file, and by running az) beside azure-identity's AzureCliCredential (which runs az on every call), on the
 same machine, against `msal-emulator` with az signed in as the emulator's daemon.
 
-    swift build -c release --product msal-bench --product msal-emulator
+    swift build --traits Tools -c release --product msal-bench --product msal-emulator
     Benchmarks/azure_cli_credential.py --bin .build/release [--runs 5] [--json]
 
 Needs az and azure-identity in this Python (`pip install azure-cli azure-identity`).

@@ -67,8 +67,8 @@ for variant in "${variants[@]}"; do
     # (Touching the sources instead would disturb the fuzz targets' build, which test.sh runs meanwhile.)
     MSAL_APPLE_SURFACE_STAMP="$(find AppleSurface -name '*.swift' -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
     export MSAL_APPLE_SURFACE_STAMP
-    MSAL_APPLE_SURFACE="$variant" swift build --build-tests
-    MSAL_APPLE_SURFACE="$variant" swift test --skip-build
+    MSAL_APPLE_SURFACE="$variant" swift build --traits Emulator --build-tests
+    MSAL_APPLE_SURFACE="$variant" swift test --traits Emulator --skip-build
     # The MSAL module type-checked against the older generations, and for an app extension (built with
     # -application-extension, where UIApplication.shared is unavailable).
     for other in xcode16 xcode26 appex; do
@@ -84,7 +84,7 @@ for variant in "${variants[@]}"; do
         echo "MSAL type-checks against the $variant surface: $other."
     done
     if [ "$variant" = ios ]; then
-        bin="$(MSAL_APPLE_SURFACE=ios swift build --show-bin-path)"
+        bin="$(MSAL_APPLE_SURFACE=ios swift build --traits Emulator --show-bin-path)"
         module_maps=()
         while IFS= read -r map; do module_maps+=(-Xcc "-fmodule-map-file=$map"); done \
             < <(find "$bin" -maxdepth 2 -name module.modulemap)
@@ -98,5 +98,7 @@ for variant in "${variants[@]}"; do
         swiftc -typecheck -swift-version 6 -warnings-as-errors -I "$bin/Modules" -I "$bin" \
             -I ".build/apple-surface/ios" "${module_maps[@]}" "${includes[@]}" Tests/AppleTutorial/Swift6/*.swift
         echo "The seeds' iOS view controller type-checks against the package."
+        # The documents' Apple-only snippets (UIKit), against the package built on the surface.
+        python3 scripts/check-snippets.py --apple ".build/apple-surface/ios"
     fi
 done

@@ -31,6 +31,6 @@ case "${1:-}" in
     --no-pie) flags+=(-Xlinker -no-pie) ;;
     *) echo "usage: scripts/build-release.sh [--no-pie]" >&2; exit 64 ;;
 esac
-swift build "${flags[@]}" --product msal
-swift build "${flags[@]}" --product msal-emulator
-echo "Built: $(swift build -c release --show-bin-path)/msal and msal-emulator"
+swift build --traits Tools "${flags[@]}" --product msal
+swift build --traits Tools "${flags[@]}" --product msal-emulator
+echo "Built: $(swift build --traits Tools -c release --show-bin-path)/msal and msal-emulator"

@@ -18,10 +18,10 @@ if [ "$configuration" = release ]; then
     # The build for installing (scripts/build-release.sh): the runtime linked in, packed relocations where possible.
     scripts/build-release.sh >&2
 else
-    swift build -c "$configuration" --product msal >&2
-    swift build -c "$configuration" --product msal-emulator >&2
+    swift build --traits Tools -c "$configuration" --product msal >&2
+    swift build --traits Tools -c "$configuration" --product msal-emulator >&2
 fi
-bin="$(swift build -c "$configuration" --show-bin-path)"
+bin="$(swift build --traits Tools -c "$configuration" --show-bin-path)"
 
 # Directories: created where missing (mkdir -p), never re-moded where they exist. Files: install(1) writes a new file
 # and renames it into place, so a link at the destination is replaced, never followed.
@@ -47,12 +47,17 @@ for entry in "${completions[@]}"; do
     echo "installed $shell completion $file"
 done
 
-# The man page: swift-argument-parser's manual generator, from the tool's own help (it builds every product of the
-# package in the same configuration and writes one page per tool; msal's is taken).
-swift package --allow-writing-to-package-directory generate-manual --configuration "$configuration" \
+# The man page: swift-argument-parser's manual generator, run on the installed binary's own help. The generator is
+# built alone from the argument parser's checkout (seconds), not through its package plugin, which would build every
+# product of this package.
+swift build --package-path .build/checkouts/swift-argument-parser --scratch-path .build/generate-manual \
+    -c release --target generate-manual >&2
+manual="$(mktemp -d)"
+".build/generate-manual/release/generate-manual" "$prefix/bin/msal" --output-directory "$manual" \
     --authors "MSAL for Swift" >&2
 mkdir -p -- "$prefix/share/man/man1"
-install -m 0644 ".build/plugins/GenerateManual/outputs/MSALCommand/msal.1" "$prefix/share/man/man1/msal.1"
+install -m 0644 "$manual/msal.1" "$prefix/share/man/man1/msal.1"
+rm -rf -- "$manual"
 echo "installed the man page $prefix/share/man/man1/msal.1 (man msal)"
 
 case ":$PATH:" in

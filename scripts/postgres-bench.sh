@@ -8,6 +8,6 @@ cd "$(dirname "$0")/.."
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
     export PATH="/opt/swift/usr/bin:$PATH"
 fi
-swift build -c release --product msal-postgres-bench
-bin="$(swift build -c release --show-bin-path)/msal-postgres-bench"
+swift build --traits Tools -c release --product msal-postgres-bench
+bin="$(swift build --traits Tools -c release --show-bin-path)/msal-postgres-bench"
 exec scripts/postgres-test-cluster.sh "$bin" run "$@"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command with a throw-away PostgreSQL cluster for the PostgreSQL token cache's tests and benchmark:
-#   scripts/postgres-test-cluster.sh swift test --filter MSALPostgresCacheTests
+#   scripts/postgres-test-cluster.sh swift test --traits Tools --filter MSALPostgresCacheTests
 # Installs Debian's postgresql when it is missing (apt-get, with sudo when not root), creates a cluster with
 # initdb in a temporary directory (trust authentication, listening on 127.0.0.1 on a free port, its unix socket in
 # that directory), exports MSAL_POSTGRES_HOST, _PORT, _USER, _DATABASE and MSAL_POSTGRES_URL, runs the command, and

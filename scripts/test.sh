@@ -76,7 +76,9 @@ fi
 # The layering the architecture depends on (MSALCore platform-free, the emulator apart from the client).
 python3 scripts/module-graph.py
 
-swift build --build-tests
+swift build --traits Tools --build-tests
+# Every Swift snippet of README, docs/ and the DocC articles, compiled as written against what was just built.
+python3 scripts/check-snippets.py
 if ! wait "$azure_install"; then
     cat "$azure_log" >&2
     echo "error: the Azure CLI and azure-identity could not be installed" >&2
@@ -85,7 +87,7 @@ fi
 rm -f "$azure_log"
 # The PostgreSQL token cache's tests run against a throw-away cluster (installed and started by the script).
 export MSAL_POSTGRES_REQUIRED=1
-scripts/postgres-test-cluster.sh swift test --skip-build "$@"
+scripts/postgres-test-cluster.sh swift test --traits Tools --skip-build "$@"
 
 # The fuzz targets' sanitizer build (scripts/fuzz.sh), in the background at the lowest priority while the steps below
 # run: they wait on processes, sockets and a keyring much of the time, and keep the CPU whenever they want it.
@@ -110,8 +112,8 @@ rm -rf "$install_prefix"
 
 # The encrypted token cache against a real Secret Service (gnome-keyring) and msal-extensions.
 MSAL_SECRET_SERVICE_PYTHON="$PWD/$secret_python/bin/python" \
-    scripts/with-secret-service.sh swift test --skip-build --filter MSALSecureStorageTests
-scripts/with-secret-service.sh --locked swift test --skip-build --filter LockedSecretServiceTests
+    scripts/with-secret-service.sh swift test --traits Tools --skip-build --filter MSALSecureStorageTests
+scripts/with-secret-service.sh --locked swift test --traits Tools --skip-build --filter LockedSecretServiceTests
 
 # The DocC catalog (Sources/MSALCore/MSAL.docc: the API and the articles) builds with no warning (broken symbol
 # links fail the run). It documents MSALCore, whose symbols the MSAL umbrella re-exports; the umbrella's own
@@ -119,7 +121,7 @@ scripts/with-secret-service.sh --locked swift test --skip-build --filter LockedS
 swift package generate-documentation --target MSALCore --warnings-as-errors >/dev/null
 swift package generate-documentation --target MSAL --warnings-as-errors >/dev/null
 
-MSAL_EMULATOR_BIN="$(swift build --show-bin-path)/msal-emulator" \
+MSAL_EMULATOR_BIN="$(swift build --traits Tools --show-bin-path)/msal-emulator" \
     .venv/bin/python -m pytest -q Tests/python -W ignore::UserWarning
 
 # The Apple-only code (keychain cache, authentication session, presentation), which no Linux build otherwise

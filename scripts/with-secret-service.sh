@@ -4,8 +4,8 @@
 # never touched.
 #
 #   scripts/with-secret-service.sh [--locked] <command> [argument ...]
-#   scripts/with-secret-service.sh swift test --skip-build --filter MSALSecureStorageTests
-#   scripts/with-secret-service.sh --locked swift test --skip-build --filter LockedSecretServiceTests
+#   scripts/with-secret-service.sh swift test --traits Tools --skip-build --filter MSALSecureStorageTests
+#   scripts/with-secret-service.sh --locked swift test --traits Tools --skip-build --filter LockedSecretServiceTests
 #
 # --locked locks the login collection before the command runs (no prompt can unlock it: there is no display), and
 # sets MSAL_SECRET_SERVICE_LOCKED=1 instead of MSAL_SECRET_SERVICE_REQUIRED=1.

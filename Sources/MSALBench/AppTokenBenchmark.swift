@@ -14,7 +14,7 @@ struct AppTokenBenchmark: AsyncParsableCommand {
             times K app-token requests answered from the cache (random tenant and resource). Then N concurrent \
             requests for one expired token, which must send one request. Prints one JSON object.
 
-            Example: swift run -c release msal-bench client --tenants 10000 --resources 10 --iterations 200000 --json
+            Example: swift run --traits Tools -c release msal-bench client --tenants 10000 --resources 10 --iterations 200000 --json
             """)
 
     @Option(help: "Tenants.") var tenants = 10_000

@@ -20,7 +20,7 @@ struct SilentBenchmark: AsyncParsableCommand {
             silent refreshes against an in-process identity provider), or loads FILE (a unified cache another SDK \
             wrote), then times K silent calls that are answered from the cache. Prints one JSON object.
 
-            Example: swift run -c release msal-bench silent --accounts 1000 --tokens-per-account 10 --iterations 100000 --json
+            Example: swift run --traits Tools -c release msal-bench silent --accounts 1000 --tokens-per-account 10 --iterations 100000 --json
             """)
 
     @Option(help: "Accounts to sign in.") var accounts = 100

@@ -13,7 +13,7 @@ struct CacheIOCommand: AsyncParsableCommand {
             (the write is atomic: temporary file, fsync, rename); sign-in: one sign-in added to the loaded cache and \
             the cache saved, as `acquireToken` does under the cache lock.
 
-            Example: swift run -c release msal-bench cache-io --cache cache.json --rounds 9 --json
+            Example: swift run --traits Tools -c release msal-bench cache-io --cache cache.json --rounds 9 --json
             """)
 
     @Option(help: "A unified cache file (for example one MSAL for Python wrote).") var cache: String

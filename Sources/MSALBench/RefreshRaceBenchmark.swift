@@ -19,7 +19,7 @@ struct RefreshRaceBenchmark: AsyncParsableCommand {
             goal: exactly 1), the callers that got the new token, errors, and the wall time of each round. Exits 1 \
             when a round sent more than one refresh or any call failed.
 
-            Example: swift run -c release msal-bench refresh-race --processes 8 --tasks 20 --rounds 3
+            Example: swift run --traits Tools -c release msal-bench refresh-race --processes 8 --tasks 20 --rounds 3
             """)
 
     @Option(help: "Processes per round.") var processes = 8

@@ -16,7 +16,7 @@ enum EmulatorProgram {
         let path = location()
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw CLIError(message: "`msal \(subcommand)` runs \(name), which is not installed beside msal (looked for \(path)). "
-                + "Build it with `swift build --product \(name)`, or run `swift run \(name) \(subcommand)`.")
+                + "Build it with `swift build --traits Tools --product \(name)`, or run `swift run --traits Tools \(name) \(subcommand)`.")
         }
         let argv = [path, subcommand] + arguments
         var cArguments = argv.map { strdup($0) }

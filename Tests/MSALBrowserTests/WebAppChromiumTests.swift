@@ -2,7 +2,7 @@ import Foundation
 import MSAL
 import MSALEmulator
 import Testing
-import WebAppKit
+import MSALExampleWebAppKit
 import MSALTestSupport
 
 /// The web-app example in a real headless Chromium: the user clicks "Sign in", signs in on the emulator's pages,

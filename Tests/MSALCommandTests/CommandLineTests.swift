@@ -96,7 +96,7 @@ struct CommandLineTests {
             }
             let result = try #require(output)
             #expect(result.status == 1)
-            #expect(result.stderr.contains("msal-emulator") && result.stderr.contains("swift build --product msal-emulator"))
+            #expect(result.stderr.contains("msal-emulator") && result.stderr.contains("swift build --traits Tools --product msal-emulator"))
             #expect(result.stdout.isEmpty)
         }
     }

@@ -12,7 +12,7 @@ struct ExampleCommandLineTests {
     func runner(_ name: String) throws -> CommandRunner {
         let msal = try CommandRunner()
         let binary = msal.binary.deletingLastPathComponent().appendingPathComponent(name)
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(name) is not built; run `swift build` first.")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "\(name) is not built; run `swift build --traits Tools` first.")
         return CommandRunner(binary: binary, home: msal.home)
     }
 

@@ -157,7 +157,7 @@ public enum BuiltBinary {
             }
         }
         throw CocoaError(.fileNoSuchFile, userInfo: [
-            NSLocalizedDescriptionKey: "The \(name) executable was not found; run `swift build` first."])
+            NSLocalizedDescriptionKey: "The \(name) executable was not found; run `swift build --traits Tools` first."])
     }
 
     /// The package's root directory.

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import MSAL
 import MSALEmulator
-import WebAppKit
+import MSALExampleWebAppKit
 
 /// The seeds' tutorial as a web app. Without --client-id (or with --emulator) it runs against an identity platform emulator started in
 /// this process (sign in as adele@contoso.onmicrosoft.com, password Passw0rd!).
