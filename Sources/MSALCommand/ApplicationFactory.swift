@@ -35,9 +35,7 @@ struct ApplicationFactory {
     }
 
     func makeApplication(httpClient: (any MSALHTTPClient)?) throws -> MSALPublicClientApplication {
-        guard let clientId = options.resolvedClientId else {
-            throw CLIError(message: "No client id: pass --client-id ID or set MSAL_CLIENT_ID.", exitCode: CLIExit.usage)
-        }
+        let clientId = options.signInClientId
         guard let url = URL(string: options.resolvedAuthority), url.scheme != nil, url.host != nil else {
             throw CLIError(message: "The authority \"\(options.resolvedAuthority)\" is not a URL.")
         }
@@ -59,13 +57,44 @@ struct ApplicationFactory {
 
     /// Where the active account of this application and cache is recorded.
     var activeAccountKey: String? {
-        options.resolvedClientId.map { ActiveAccountStore.key(clientId: $0, cache: cache.location) }
+        ActiveAccountStore.key(clientId: options.signInClientId, cache: cache.location)
     }
 
     /// Makes `account` the active one.
     func activate(_ account: MSALAccount) throws {
         guard let key = activeAccountKey else { return }
         try ActiveAccountStore(environment: ProcessConfiguration.environment).setActive(account.identifier, for: key)
+    }
+
+    /// Records what `account` signed in with (``SignInRecords``) and makes it the active sign-in, so that later
+    /// commands need no flags: the client id, the authority, the CA file, the Graph endpoint, the cache and the known
+    /// authorities in use (paths made absolute).
+    func record(_ account: MSALAccount) throws {
+        guard let id = account.identifier else { return }
+        let file = ProcessConfiguration.signInsFile
+        var records = SignInRecords.load(file)
+        func absolute(_ path: String?) -> String? { path.map { URL(fileURLWithPath: HomePath.expand($0)).path } }
+        let known = options.resolvedKnownAuthorities
+        records.accounts[id] = SignInRecords.Entry(
+            username: account.username, clientId: options.signInClientId, authority: options.resolvedAuthority,
+            caFile: absolute(options.resolvedCAFile), graphEndpoint: options.explicitGraphEndpoint,
+            cache: absolute(options.resolvedCache), knownAuthorities: known.isEmpty ? nil : known)
+        records.active = id
+        do {
+            try records.save(file)
+        } catch {
+            throw CLIError(message: error.message)
+        }
+    }
+
+    /// Forgets the recorded sign-in of `account` (msal logout).
+    func forgetRecord(of account: MSALAccount) {
+        guard let id = account.identifier else { return }
+        let file = ProcessConfiguration.signInsFile
+        var records = SignInRecords.load(file)
+        guard records.accounts.removeValue(forKey: id) != nil || records.active == id else { return }
+        if records.active == id { records.active = nil }
+        try? records.save(file)
     }
 
     /// The active account's home account id, if one was recorded.

@@ -105,6 +105,11 @@ enum CLI {
             var text = oneLine(error.errorDescription)
             if let oauth = error.oauthError { text += " (\(oauth))" }
             if let hint = NetworkErrorHint.text(for: error, timeout: timeout) { text += " " + hint }
+            if error.errorDescription.contains("AADSTS65002") || (error.stsErrorCodes ?? []).contains("65002") {
+                text += " This client is one of Microsoft's own and is granted only what it is preauthorized for: ask for "
+                    + "{resource}/.default (as in --scopes https://graph.microsoft.com/.default), or pass --client-id for your "
+                    + "own app registration."
+            }
             let code = CLIExit.code(for: error)
             switch code {
             case CLIExit.interactionRequired: text += " Sign in with `\(loginCommand)`."

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import MSAL
 
 /// Options every command takes; each falls back to an environment variable, then to the profile of the
-/// configuration file (``CLIConfigFile``), then to a default.
+/// configuration file (``CLIConfigFile``), then to what the active sign-in was made with (``SignInRecords``, written
+/// by `msal login`; used only when no client id and no authority is given), then to a default.
 struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Profile of the configuration file (env MSAL_PROFILE). Default: its default_profile.", valueName: "name"))
     var profile: String?
@@ -17,11 +19,11 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Authority URL (env MSAL_AUTHORITY).", valueName: "url"))
     var authority: String?
 
-    @Option(name: .customLong("client-id"), help: ArgumentHelp("Application (client) id (env MSAL_CLIENT_ID).", valueName: "id"))
+    @Option(name: .customLong("client-id"), help: ArgumentHelp("Application (client) id (env MSAL_CLIENT_ID). Default: the one the active sign-in used, else Microsoft's first-party public client \(ToolDefaults.publicClientId) (the Azure CLI's), which asks for {Graph}/.default.", valueName: "id"))
     var clientId: String?
 
     @Option(name: .long, parsing: .upToNextOption,
-            help: ArgumentHelp("Scopes, several values or comma-separated (env MSAL_SCOPES). Default: User.Read.", valueName: "scope"))
+            help: ArgumentHelp("Scopes, several values or comma-separated (env MSAL_SCOPES). Default: User.Read; {Graph}/.default with the default client.", valueName: "scope"))
     var scopes: [String] = []
 
     @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("Redirect URI (env MSAL_REDIRECT_URI). Default: http://localhost.", valueName: "uri"))
@@ -34,7 +36,7 @@ struct CommonOptions: ParsableArguments {
     var account: String?
 
     @Option(name: .customLong("graph-endpoint"),
-            help: ArgumentHelp("Microsoft Graph base URL (env MSAL_GRAPH_ENDPOINT). Default: https://graph.microsoft.com.", valueName: "url"))
+            help: ArgumentHelp("Microsoft Graph base URL (env MSAL_GRAPH_ENDPOINT). Default: the Graph of the authority's cloud (https://graph.microsoft.com, a national cloud's, the emulator's own).", valueName: "url"))
     var graphEndpoint: String?
 
     @Option(name: .customLong("ca-file"),
@@ -55,8 +57,7 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "Also log a redacted HTTP trace and the cache decisions to stderr (env MSAL_DEBUG=1).")
     var debug = false
 
-    static let defaultAuthority = "https://login.microsoftonline.com/common"
-    static let defaultGraphEndpoint = "https://graph.microsoft.com"
+    static let defaultAuthority = ToolDefaults.authority
 
     private var environment: [String: String] { ProcessConfiguration.environment }
 
@@ -71,17 +72,35 @@ struct CommonOptions: ParsableArguments {
 
     private var fromProfile: CLIProfile { selectedProfile?.profile ?? CLIProfile() }
 
+    /// The recorded sign-in these options continue: the one `--account` (or MSAL_ACCOUNT) names, else the active
+    /// one; none when a client id or an authority is given, so that a record is never mixed with other settings.
+    var recordedSignIn: (homeAccountId: String, entry: SignInRecords.Entry)? {
+        guard resolvedClientId == nil, authority == nil, env("MSAL_AUTHORITY") == nil, fromProfile.authority == nil else {
+            return nil
+        }
+        return ProcessConfiguration.signIns.entry(named: resolvedAccount)
+    }
+    private var recorded: SignInRecords.Entry? { recordedSignIn?.entry }
+
     /// The authority, with `--tenant` in place of its tenant.
     var resolvedAuthority: String {
         guard let tenant = resolvedTenant else { return baseAuthority }
         return Self.authority(baseAuthority, withTenant: tenant) ?? baseAuthority
     }
     /// The authority before `--tenant`: flag, environment, profile, default.
-    private var baseAuthority: String { authority ?? env("MSAL_AUTHORITY") ?? fromProfile.authority ?? Self.defaultAuthority }
+    private var baseAuthority: String {
+        authority ?? env("MSAL_AUTHORITY") ?? fromProfile.authority ?? recorded?.authority ?? Self.defaultAuthority
+    }
     var resolvedTenant: String? { tenant ?? env("MSAL_TENANT") ?? fromProfile.tenant }
+    /// The client id given (flag, environment, profile); the app-token and native commands need one.
     var resolvedClientId: String? { clientId ?? env("MSAL_CLIENT_ID") ?? fromProfile.clientId }
+    /// The public client that signs users in: the one given, else the recorded sign-in's, else
+    /// ``ToolDefaults/publicClientId``.
+    var signInClientId: String { resolvedClientId ?? recorded?.clientId ?? ToolDefaults.publicClientId }
+    /// Whether the public client is the default first-party one, which asks for `{resource}/.default`.
+    var usesDefaultClient: Bool { signInClientId == ToolDefaults.publicClientId }
     var resolvedRedirectUri: String? { redirectUri ?? env("MSAL_REDIRECT_URI") ?? fromProfile.redirectUri }
-    var resolvedCache: String? { cache ?? env("MSAL_CACHE") ?? fromProfile.cache }
+    var resolvedCache: String? { cache ?? env("MSAL_CACHE") ?? fromProfile.cache ?? recorded?.cache }
     var resolvedAccount: String? { account ?? env("MSAL_ACCOUNT") }
     /// The per-request timeout in seconds (checked by ``validate()``): --timeout, MSAL_TIMEOUT, else 30.
     var resolvedTimeout: TimeInterval {
@@ -96,14 +115,16 @@ struct CommonOptions: ParsableArguments {
         }
         return value
     }
-    var resolvedCAFile: String? { caFile ?? env("MSAL_CA_FILE") ?? fromProfile.caFile }
-    var resolvedGraphEndpoint: String {
-        graphEndpoint ?? env("MSAL_GRAPH_ENDPOINT") ?? fromProfile.graphEndpoint ?? Self.defaultGraphEndpoint
+    var resolvedCAFile: String? { caFile ?? env("MSAL_CA_FILE") ?? fromProfile.caFile ?? recorded?.caFile }
+    /// The Graph endpoint given, else the recorded sign-in's, else the Graph of the authority's cloud.
+    var resolvedGraphEndpoint: String { explicitGraphEndpoint ?? ToolDefaults.graph(forAuthority: resolvedAuthority).endpoint }
+    var explicitGraphEndpoint: String? {
+        graphEndpoint ?? env("MSAL_GRAPH_ENDPOINT") ?? fromProfile.graphEndpoint ?? recorded?.graphEndpoint
     }
     var resolvedKnownAuthorities: [String] {
         if !knownAuthorities.isEmpty { return knownAuthorities }
         if let listed = env("MSAL_KNOWN_AUTHORITIES") { return listed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        return fromProfile.knownAuthorities ?? []
+        return fromProfile.knownAuthorities ?? recorded?.knownAuthorities ?? []
     }
 
     /// `authority` with its first path segment (the tenant) replaced; nil for an authority without one, or a B2C
@@ -121,8 +142,13 @@ struct CommonOptions: ParsableArguments {
     var wantsVerbose: Bool { verbose || Self.truthy(env("MSAL_VERBOSE")) }
     var wantsDebug: Bool { debug || Self.truthy(env("MSAL_DEBUG")) }
 
-    /// The scopes: every value split on commas and spaces; User.Read when none are given.
-    var resolvedScopes: [String] { explicitScopes ?? ["User.Read"] }
+    /// The scopes: every value split on commas and spaces. When none are given: User.Read, or with the default
+    /// first-party client (which Entra grants only what it is preauthorized for) `{Graph}/.default` of the
+    /// authority's cloud, as the Azure CLI asks.
+    var resolvedScopes: [String] { explicitScopes ?? defaultScopes }
+    var defaultScopes: [String] {
+        usesDefaultClient ? [ToolDefaults.graph(forAuthority: resolvedAuthority).resource + "/.default"] : ["User.Read"]
+    }
 
     /// The scopes given with --scopes, MSAL_SCOPES or the profile, split as ``resolvedScopes`` does; nil when none.
     var explicitScopes: [String]? {
@@ -138,7 +164,7 @@ struct CommonOptions: ParsableArguments {
         do {
             _ = try ProcessConfiguration.loaded.get().profile(named: profile ?? env("MSAL_PROFILE"))
         } catch {
-            throw ValidationError(error.message)
+            throw ValidationError((error as? CLIError)?.message ?? (error as? ToolSettingsError)?.message ?? "\(error)")
         }
         if let tenant = resolvedTenant {
             guard !tenant.isEmpty, tenant.allSatisfy({ $0.isLetter || $0.isNumber || "-._".contains($0) }) else {

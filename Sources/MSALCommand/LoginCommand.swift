@@ -66,6 +66,10 @@ struct LoginCommand: AsyncParsableCommand {
             // The cache must be usable before the user signs in (a refused cache path fails here, not after).
             _ = try application.allAccounts()
             let step = MSALSignInLadder.step(for: request, in: .current())
+            if options.usesDefaultClient, options.resolvedClientId == nil, options.recordedSignIn == nil, !options.wantsJSON {
+                CLI.err("No client id given: signing in with Microsoft's public client \(ToolDefaults.publicClientId) (the "
+                        + "Azure CLI's), for \(options.resolvedScopes.joined(separator: " ")). Pass --client-id for your own app.")
+            }
             let result: MSALResult
             if emulatorAutoApprove {
                 result = try await autoApprovedSignIn(application, httpClient: httpClient)
@@ -80,6 +84,7 @@ struct LoginCommand: AsyncParsableCommand {
                                + "be saved to the token cache: \(failure)")
             }
             try factory.activate(result.account)
+            try factory.record(result.account)
             if options.wantsJSON {
                 CLI.out(CLI.jsonLine(Describe.signIn(result)))
             } else {

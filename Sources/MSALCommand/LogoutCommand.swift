@@ -31,6 +31,7 @@ struct LogoutCommand: AsyncParsableCommand {
             let active = factory.activeAccountId
             for account in accounts {
                 _ = try await application.signout(with: account, signoutParameters: MSALSignoutParameters())
+                factory.forgetRecord(of: account)
                 if account.identifier == active, let key = factory.activeAccountKey {
                     try? ActiveAccountStore(environment: ProcessConfiguration.environment).setActive(nil, for: key)
                 }

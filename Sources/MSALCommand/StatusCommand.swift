@@ -28,7 +28,7 @@ struct StatusCommand: AsyncParsableCommand {
             let accounts = try application.allAccounts()
             let active = factory.activeAccountId.flatMap { id in accounts.first { $0.identifier == id } }
                 ?? (accounts.count == 1 ? accounts.first : nil)
-            let inventory = CacheInventory.read(try? factory.cache.storage.read()?.data, clientId: options.resolvedClientId ?? "")
+            let inventory = CacheInventory.read(try? factory.cache.storage.read()?.data, clientId: options.signInClientId)
             let protection = factory.cache.protectionSummary
             let now = Date()
             var described: [[String: Any]] = []
@@ -49,7 +49,7 @@ struct StatusCommand: AsyncParsableCommand {
             }
             if options.wantsJSON {
                 var object: [String: Any] = [
-                    "client_id": options.resolvedClientId ?? "", "authority": options.resolvedAuthority,
+                    "client_id": options.signInClientId, "authority": options.resolvedAuthority,
                     "accounts": described,
                     "cache": ["location": protection.location, "protection": protection.tier,
                               "encrypted": protection.encrypted, "steps": protection.steps] as [String: Any],
@@ -67,7 +67,7 @@ struct StatusCommand: AsyncParsableCommand {
     private func printText(accounts: [[String: Any]], protection: (tier: String, encrypted: Bool, location: String, steps: [String]),
                            now: Date) {
         let profile = options.selectedProfile.map { " (profile \($0.name))" } ?? ""
-        CLI.out("Client \(options.resolvedClientId ?? "-") on \(options.resolvedAuthority)\(profile)")
+        CLI.out("Client \(options.signInClientId) on \(options.resolvedAuthority)\(profile)")
         if accounts.isEmpty { CLI.out("  No account is signed in. Sign in with `msal login`.") }
         for account in accounts {
             let marker = account["active"] as? Bool == true ? "* " : "  "

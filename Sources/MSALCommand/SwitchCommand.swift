@@ -51,6 +51,7 @@ struct SwitchCommand: AsyncParsableCommand {
                                + "`msal switch \(names.first ?? "ACCOUNT")`.", exitCode: 64)
             }
             try factory.activate(chosen)
+            try factory.record(chosen)
             if options.wantsJSON {
                 CLI.out(CLI.jsonLine(["active_account": Describe.account(chosen)]))
             } else {

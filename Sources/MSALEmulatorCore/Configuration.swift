@@ -193,6 +193,10 @@ public struct EmulatedApplication: Codable, Sendable, Equatable {
     /// Whether the app may use native authentication (the `initiate` / `challenge` / `continue` endpoints of
     /// Microsoft Entra External ID). Default false.
     public var nativeAuthEnabled: Bool = false
+    /// Whether the app is one of Microsoft's own (first-party) clients, such as the Azure CLI's: Entra grants it only
+    /// what it is preauthorized for, so it asks for `{resource}/.default` (its ``preConsentedScopes`` on that
+    /// resource); an individual API scope fails with AADSTS65002, as in Entra. Default false.
+    public var preauthorizedOnly: Bool = false
 
     /// Creates an app registration.
     public init(
@@ -214,7 +218,7 @@ public struct EmulatedApplication: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case clientId, displayName, isPublicClient, clientSecret, redirectURIs, preConsentedScopes, familyId
-        case certificates, applicationPermissions, federatedCredentials, nativeAuthEnabled
+        case certificates, applicationPermissions, federatedCredentials, nativeAuthEnabled, preauthorizedOnly
     }
 
     /// Decodes an app registration; only `clientId` is required. A confidential client needs no redirect URI
@@ -234,6 +238,7 @@ public struct EmulatedApplication: Codable, Sendable, Equatable {
         familyId = try c.decodeIfPresent(String.self, forKey: .familyId)
         applicationPermissions = try c.decodeIfPresent([String].self, forKey: .applicationPermissions) ?? []
         nativeAuthEnabled = try c.decodeIfPresent(Bool.self, forKey: .nativeAuthEnabled) ?? false
+        preauthorizedOnly = try c.decodeIfPresent(Bool.self, forKey: .preauthorizedOnly) ?? false
     }
 }
 

@@ -1,5 +1,14 @@
 import Foundation
 
+extension EmulatedApplication {
+    /// This registration as a first-party client (``preauthorizedOnly``).
+    func preauthorized() -> EmulatedApplication {
+        var app = self
+        app.preauthorizedOnly = true
+        return app
+    }
+}
+
 extension EmulatorConfiguration {
     /// GUID of the demo organisation tenant (`contoso.onmicrosoft.com`).
     public static let demoTenantId = "5f3a1c2e-7b4d-4e8a-9c61-2d0b8e4f7a13"
@@ -129,7 +138,7 @@ extension EmulatorConfiguration {
                     clientId: azureCLIClientId, displayName: "Microsoft Azure CLI",
                     redirectURIs: ["http://localhost", "http://127.0.0.1", "https://login.microsoftonline.com/common/oauth2/nativeclient"],
                     preConsentedScopes: ["\(resourceManagerResource)/user_impersonation", graphUserRead], familyId: "1"
-                ),
+                ).preauthorized(),
                 nativeAuthApplication,
             ],
             apis: [

@@ -91,6 +91,11 @@ struct EntraError: Error, Sendable {
         EntraError(error: "invalid_tenant", code: 90002, message: "Tenant '\(tenant)' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.")
     }
 
+    /// AADSTS65002: a first-party client asked for an individual scope of an API it is only preauthorized for.
+    static func notPreauthorized(clientId: String, resourceAppId: String) -> EntraError {
+        EntraError(error: "invalid_grant", code: 65002, message: "Consent between first party application '\(clientId)' and first party resource '\(resourceAppId)' must be configured via preauthorization - applications owned and operated by Microsoft must get approval from the API owner before requesting tokens for that API.")
+    }
+
     static func invalidScope(_ detail: String) -> EntraError {
         EntraError(error: "invalid_scope", code: 70011, message: "The provided request must include a 'scope' input parameter. \(detail)")
     }

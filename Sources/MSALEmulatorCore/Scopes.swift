@@ -65,6 +65,8 @@ struct RequestedScopes: Sendable, Equatable {
             }
             if name == ".default" {
                 result.usesDefault = true
+            } else if let app = applications.first(where: { $0.clientId == clientId }), app.preauthorizedOnly {
+                throw EntraError.notPreauthorized(clientId: clientId, resourceAppId: api.appId)
             } else if !api.scopes.contains(where: { $0.lowercased() == name.lowercased() }) {
                 throw EntraError(error: "invalid_scope", code: 650053, message: "The application asked for scope '\(name)' that doesn't exist on the resource '\(api.appId)'.")
             }

@@ -104,8 +104,13 @@ extension ClientEngine {
         let rules = descriptor.rules
         var tenantId: String?
         if rules.tenantNeedsResolutionForRealm {
-            let resolved = try await resolve(descriptor, correlationId: correlationId)
-            tenantId = resolved.metadata.tokenEndpoint.pathComponents.dropFirst().first
+            // The id this cache already knows for the domain costs no request; else the metadata tells it, and the
+            // cache keeps it for the next process.
+            let hosts = KnownAliases.expand(await resolver.aliases(forEnvironment: descriptor.host))
+            tenantId = try? cache.read { $0.tenantId(forDomainOf: descriptor, hosts: hosts) }
+            if tenantId == nil {
+                tenantId = try await resolve(descriptor, correlationId: correlationId).tenantId
+            }
         }
         return rules.silentRealms(for: account, requested: requested, resolvedTenantId: tenantId)
     }

@@ -86,4 +86,8 @@ struct ResolvedAuthority: Sendable, Hashable {
 
     /// The issuer id tokens are checked against (may contain `{tenantid}`).
     var issuer: String { metadata.issuer }
+
+    /// The tenant id the metadata names (the first path segment of its token endpoint): the cache realm of a
+    /// domain-named tenant.
+    var tenantId: String? { metadata.tokenEndpoint.pathComponents.dropFirst().first }
 }

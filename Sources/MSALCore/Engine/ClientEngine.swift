@@ -41,6 +41,8 @@ final class ClientEngine: Sendable {
     let resultAuthorities = LockedBox<[AuthorityDescriptor: MSALAuthority]>([:])
     /// The app-token targets settled per authority (``AppTokenTarget``).
     let appTokenTargets = LockedBox<[AuthorityDescriptor: AppTokenTarget]>([:])
+    /// The domain-named authorities whose tenant id this process has put in the cache (``resolve(_:correlationId:)``).
+    let tenantDomainsRecorded = LockedBox<Set<AuthorityDescriptor>>([])
 
     struct ProfileKey: Hashable {
         var homeAccountId: String
@@ -77,9 +79,18 @@ final class ClientEngine: Sendable {
 
     /// Resolves `descriptor` (validation, metadata, aliases: once per process) through the application's transport.
     /// Every flow resolves its authority here.
+    /// A domain-named tenant's id is kept in the token cache the first time (``TokenCacheDocument/recordTenantDomain(of:tenantId:)``).
     func resolve(_ descriptor: AuthorityDescriptor, correlationId: UUID) async throws -> ResolvedAuthority {
-        try await resolver.resolve(descriptor, knownAuthorities: settings.knownAuthorities, http: http,
-                                   correlationId: correlationId, timeout: settings.http.timeout)
+        let resolved = try await resolver.resolve(descriptor, knownAuthorities: settings.knownAuthorities, http: http,
+                                                  correlationId: correlationId, timeout: settings.http.timeout)
+        if descriptor.rules.tenantNeedsResolutionForRealm, let tenantId = resolved.tenantId,
+           tenantDomainsRecorded.withLock({ $0.insert(descriptor).inserted }) {
+            let known = (try? cache.read { $0.tenantId(forDomainOf: descriptor, hosts: []) }) ?? nil
+            if known != tenantId {
+                _ = try? await cache.update { $0.recordTenantDomain(of: descriptor, tenantId: tenantId) }
+            }
+        }
+        return resolved
     }
 
     /// Runs a public token call, gives its result the metadata of what it did, and reports it to the telemetry

@@ -1,17 +1,38 @@
 import Foundation
 import MSALSupport
 
+/// A configuration file or sign-in record of the `msal` tool that cannot be used; the message names the file and
+/// the field. The tool reports it as a usage error; the credential chain skips its msal-account step with it.
+package struct ToolSettingsError: Error, Sendable, Equatable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+}
+
 /// One named profile of the configuration file: defaults for the common options.
-struct CLIProfile: Sendable, Equatable {
-    var clientId: String?
-    var authority: String?
-    var tenant: String?
-    var scopes: [String]?
-    var cache: String?
-    var redirectUri: String?
-    var graphEndpoint: String?
-    var caFile: String?
-    var knownAuthorities: [String]?
+package struct CLIProfile: Sendable, Equatable {
+    package var clientId: String?
+    package var authority: String?
+    package var tenant: String?
+    package var scopes: [String]?
+    package var cache: String?
+    package var redirectUri: String?
+    package var graphEndpoint: String?
+    package var caFile: String?
+    package var knownAuthorities: [String]?
+
+    package init(clientId: String? = nil, authority: String? = nil, tenant: String? = nil, scopes: [String]? = nil,
+                 cache: String? = nil, redirectUri: String? = nil, graphEndpoint: String? = nil, caFile: String? = nil,
+                 knownAuthorities: [String]? = nil) {
+        self.clientId = clientId
+        self.authority = authority
+        self.tenant = tenant
+        self.scopes = scopes
+        self.cache = cache
+        self.redirectUri = redirectUri
+        self.graphEndpoint = graphEndpoint
+        self.caFile = caFile
+        self.knownAuthorities = knownAuthorities
+    }
 }
 
 /// The configuration file `$XDG_CONFIG_HOME/msal/config.json` (else `~/.config/msal/config.json`; `MSAL_CONFIG`
@@ -30,17 +51,17 @@ struct CLIProfile: Sendable, Equatable {
 /// Fields of a profile: client_id, authority, tenant, scopes (a list or one comma-separated string), cache,
 /// redirect_uri, graph_endpoint, ca_file, known_authorities (a list). Unknown fields are refused, so that a typo
 /// is not silently ignored.
-struct CLIConfigFile: Sendable, Equatable {
-    var defaultProfile: String?
-    var profiles: [String: CLIProfile]
+package struct CLIConfigFile: Sendable, Equatable {
+    package var defaultProfile: String?
+    package var profiles: [String: CLIProfile]
 
-    static let empty = CLIConfigFile(defaultProfile: nil, profiles: [:])
-    static let maximumSize = 1 << 20
-    static let profileFields: Set<String> = ["client_id", "authority", "tenant", "scopes", "cache", "redirect_uri",
+    package static let empty = CLIConfigFile(defaultProfile: nil, profiles: [:])
+    package static let maximumSize = 1 << 20
+    package static let profileFields: Set<String> = ["client_id", "authority", "tenant", "scopes", "cache", "redirect_uri",
                                              "graph_endpoint", "ca_file", "known_authorities"]
 
     /// Where the file is for `environment`.
-    static func location(environment: [String: String]) -> URL {
+    package static func location(environment: [String: String]) -> URL {
         if let explicit = environment["MSAL_CONFIG"], !explicit.isEmpty {
             return URL(fileURLWithPath: HomePath.expand(explicit, home: environment["HOME"]))
         }
@@ -50,24 +71,24 @@ struct CLIConfigFile: Sendable, Equatable {
     }
 
     /// Reads `file`; a missing file is an empty configuration.
-    static func load(_ file: URL) throws(CLIError) -> CLIConfigFile {
+    package static func load(_ file: URL) throws(ToolSettingsError) -> CLIConfigFile {
         let data: Data
         do {
             data = try OutsideFile.read(file.path, limit: maximumSize)
         } catch .absent {
             return .empty
         } catch .tooLarge {
-            throw CLIError(message: "The configuration file \(file.path) is larger than 1 MiB.", exitCode: CLIExit.usage)
+            throw ToolSettingsError("The configuration file \(file.path) is larger than 1 MiB.")
         } catch {
-            throw CLIError(message: "The configuration file \(file.path) cannot be read (\(error)).", exitCode: CLIExit.usage)
+            throw ToolSettingsError("The configuration file \(file.path) cannot be read (\(error)).")
         }
         return try parse(data, file: file.path)
     }
 
     /// Parses the file's bytes; every error names the file and the field.
-    static func parse(_ data: Data, file: String) throws(CLIError) -> CLIConfigFile {
-        func fail(_ message: String) -> CLIError {
-            CLIError(message: "The configuration file \(file): \(message)", exitCode: CLIExit.usage)
+    package static func parse(_ data: Data, file: String) throws(ToolSettingsError) -> CLIConfigFile {
+        func fail(_ message: String) -> ToolSettingsError {
+            ToolSettingsError("The configuration file \(file): \(message)")
         }
         guard let json = try? JSONSerialization.jsonObject(with: data), let root = json as? [String: Any] else {
             throw fail("not a JSON object.")
@@ -93,16 +114,16 @@ struct CLIConfigFile: Sendable, Equatable {
         return config
     }
 
-    private static func profile(_ fields: [String: Any], name: String, fail: (String) -> CLIError) throws(CLIError) -> CLIProfile {
+    private static func profile(_ fields: [String: Any], name: String, fail: (String) -> ToolSettingsError) throws(ToolSettingsError) -> CLIProfile {
         for key in fields.keys where !profileFields.contains(key) {
             throw fail("profile \"\(name)\" has an unknown field \"\(key)\" (expected \(profileFields.sorted().joined(separator: ", "))).")
         }
-        func string(_ key: String) throws(CLIError) -> String? {
+        func string(_ key: String) throws(ToolSettingsError) -> String? {
             guard let value = fields[key] else { return nil }
             guard let text = value as? String, !text.isEmpty else { throw fail("\(name).\(key) must be a non-empty string.") }
             return text
         }
-        func list(_ key: String) throws(CLIError) -> [String]? {
+        func list(_ key: String) throws(ToolSettingsError) -> [String]? {
             guard let value = fields[key] else { return nil }
             if let text = value as? String {
                 return text.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
@@ -119,13 +140,12 @@ struct CLIConfigFile: Sendable, Equatable {
     }
 
     /// The profile named `name`, else the default one; nil when the file has none to offer.
-    func profile(named name: String?) throws(CLIError) -> (name: String, profile: CLIProfile)? {
+    package func profile(named name: String?) throws(ToolSettingsError) -> (name: String, profile: CLIProfile)? {
         if let name {
             guard let profile = profiles[name] else {
                 let known = profiles.keys.sorted()
-                throw CLIError(message: "No profile \"\(name)\" in the configuration file"
-                               + (known.isEmpty ? " (it has none)." : "; its profiles: \(known.joined(separator: ", "))."),
-                               exitCode: CLIExit.usage)
+                throw ToolSettingsError("No profile \"\(name)\" in the configuration file"
+                                        + (known.isEmpty ? " (it has none)." : "; its profiles: \(known.joined(separator: ", "))."))
             }
             return (name, profile)
         }
@@ -134,11 +154,4 @@ struct CLIConfigFile: Sendable, Equatable {
         }
         return nil
     }
-}
-
-/// The configuration file of this process, read once.
-enum ProcessConfiguration {
-    static let environment = ProcessInfo.processInfo.environment
-    static let file = CLIConfigFile.location(environment: environment)
-    static let loaded: Result<CLIConfigFile, CLIError> = Result { () throws(CLIError) in try CLIConfigFile.load(file) }
 }

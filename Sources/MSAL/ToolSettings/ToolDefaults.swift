@@ -1,0 +1,34 @@
+import Foundation
+
+/// The defaults of the `msal` tool, shared with the credential chain's msal-account step.
+package enum ToolDefaults {
+    /// The public client used when none is configured: Microsoft's first-party client that the Azure CLI and
+    /// azure-identity's interactive credentials use. Entra grants it only what it is preauthorized for, so its
+    /// scopes are `{resource}/.default` (an individual scope fails with AADSTS65002).
+    package static let publicClientId = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+    package static let authority = "https://login.microsoftonline.com/common"
+
+    /// Microsoft Graph for the cloud of `authority`: the base URL requests go to and the resource URI scopes name.
+    /// The national clouds have their own Graph hosts; an authority on a loopback address (the emulator) serves its
+    /// Graph at its own origin, under Graph's resource URI.
+    package static func graph(forAuthority authority: String) -> (endpoint: String, resource: String) {
+        let global = "https://graph.microsoft.com"
+        guard let url = URL(string: authority), let host = url.host?.lowercased() else { return (global, global) }
+        switch host {
+        case "login.microsoftonline.us", "login.usgovcloudapi.net":
+            return ("https://graph.microsoft.us", "https://graph.microsoft.us")
+        case "login.chinacloudapi.cn", "login.partner.microsoftonline.cn":
+            return ("https://microsoftgraph.chinacloudapi.cn", "https://microsoftgraph.chinacloudapi.cn")
+        case "login.microsoftonline.de":
+            return ("https://graph.microsoft.de", "https://graph.microsoft.de")
+        case "localhost", "127.0.0.1", "::1", "[::1]":
+            var origin = URLComponents()
+            origin.scheme = url.scheme
+            origin.host = url.host
+            origin.port = url.port
+            return (origin.string ?? global, global)
+        default:
+            return (global, global)
+        }
+    }
+}
