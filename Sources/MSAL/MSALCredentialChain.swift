@@ -9,8 +9,10 @@ public import Foundation
 /// 3. ``Step/managedIdentity``: the resource's managed identity (user-assigned when `AZURE_CLIENT_ID` is set),
 ///    from the source the environment names; on the IMDS default a one-second probe first, so that a machine off
 ///    Azure moves on at once;
-/// 4. ``Step/msalAccount``: the account signed in with the `msal` tool, silently, from its token cache
-///    (`MSAL_CLIENT_ID`, `MSAL_AUTHORITY`, `MSAL_CACHE`, `MSAL_ACCOUNT` as `msal` reads them);
+/// 4. ``Step/msalAccount``: the account signed in with the `msal` tool, silently, from its token cache, with the
+///    settings `msal` itself would use: `MSAL_CLIENT_ID`, `MSAL_AUTHORITY`, `MSAL_CACHE`, `MSAL_CA_FILE` and
+///    `MSAL_ACCOUNT`, else its configuration file's profile (`MSAL_PROFILE` or the default one), else what `msal
+///    login` recorded; its default cache is the protected one `msal` uses;
 /// 5. ``Step/azureCLI``: the Azure CLI's sign-in: a valid token in its own cache (`AZURE_CONFIG_DIR`, else
 ///    `~/.azure`; read, never written) for its default subscription's account, else
 ///    `az account get-access-token --scope ...` with a time limit. Its refresh token is never redeemed here.
@@ -96,7 +98,7 @@ public struct MSALCredentialChain: Sendable {
 
     func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
 
-    private func skipped(_ why: String) -> MSALErrorInfo { MSALErrorInfo.invalidParameter(why) }
+    func skipped(_ why: String) -> MSALErrorInfo { MSALErrorInfo.invalidParameter(why) }
 
     /// The step's token; throws why it did not apply or failed.
     private func attempt(_ step: Step, scopes: [String]) async throws -> Token? {
@@ -181,30 +183,5 @@ public struct MSALCredentialChain: Sendable {
         }
         let result = try await app.acquireTokenForManagedIdentity(with: parameters)
         return Token(accessToken: result.accessToken, expiresOn: result.expiresOn, step: .managedIdentity)
-    }
-
-    private func msalAccountToken(scopes: [String]) async throws -> Token {
-        guard let clientId = value("MSAL_CLIENT_ID") else {
-            throw skipped("MSAL_CLIENT_ID is not set (the msal tool's application).")
-        }
-        let authority = value("MSAL_AUTHORITY") ?? "https://login.microsoftonline.com/common"
-        guard let url = URL(string: authority) else { throw skipped("MSAL_AUTHORITY is not a URL.") }
-        let config = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: nil, authority: try MSALAuthority(url: url))
-        config.httpClient = httpClient
-        let file = value("MSAL_CACHE").map { URL(fileURLWithPath: HomePath.expand($0, home: value("HOME"))) }
-            ?? MSALFileTokenCacheStorage.defaultFileURL()
-        config.cacheConfig.storage = MSALFileTokenCacheStorage(fileURL: file)
-        let app = try MSALPublicClientApplication(configuration: config)
-        let accounts = try app.allAccounts()
-        let wanted = value("MSAL_ACCOUNT")
-        let matching = wanted.map { name in
-            accounts.filter { $0.username?.caseInsensitiveCompare(name) == .orderedSame || $0.identifier == name }
-        } ?? accounts
-        guard matching.count == 1, let account = matching.first else {
-            throw skipped(matching.isEmpty ? "no account is signed in with the msal tool (msal login)."
-                                           : "several accounts are signed in; set MSAL_ACCOUNT.")
-        }
-        let result = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: scopes, account: account))
-        return Token(accessToken: result.accessToken, expiresOn: result.expiresOn, step: .msalAccount)
     }
 }

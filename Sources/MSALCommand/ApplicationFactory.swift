@@ -44,7 +44,7 @@ struct ApplicationFactory {
         let configuration = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: options.resolvedRedirectUri,
                                                               authority: authority)
         configuration.httpClient = httpClient
-        configuration.clientApplicationCapabilities = ClientCapabilities.resolved()   // cp1 unless MSAL_CLIENT_CAPABILITIES
+        configuration.clientApplicationCapabilities = ToolDefaults.clientCapabilities(environment: ProcessConfiguration.environment)
         var known: [MSALAuthority] = authority is MSALB2CAuthority ? [authority] : []
         for text in options.resolvedKnownAuthorities {
             guard let url = URL(string: text) else { continue }

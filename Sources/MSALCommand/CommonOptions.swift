@@ -72,15 +72,21 @@ struct CommonOptions: ParsableArguments {
 
     private var fromProfile: CLIProfile { selectedProfile?.profile ?? CLIProfile() }
 
-    /// The recorded sign-in these options continue: the one `--account` (or MSAL_ACCOUNT) names, else the active
-    /// one; none when a client id or an authority is given, so that a record is never mixed with other settings.
-    var recordedSignIn: (homeAccountId: String, entry: SignInRecords.Entry)? {
-        guard resolvedClientId == nil, authority == nil, env("MSAL_AUTHORITY") == nil, fromProfile.authority == nil else {
-            return nil
-        }
-        return ProcessConfiguration.signIns.entry(named: resolvedAccount)
+    /// The flags, environment, profile and sign-in record, resolved as the credential chain resolves them.
+    var settings: ToolSettings {
+        var given = ToolSettings.Given.environment(environment)
+        given.clientId = clientId ?? given.clientId
+        given.authority = authority ?? given.authority
+        given.cache = cache ?? given.cache
+        given.caFile = caFile ?? given.caFile
+        given.graphEndpoint = graphEndpoint ?? given.graphEndpoint
+        given.account = account ?? given.account
+        if !knownAuthorities.isEmpty { given.knownAuthorities = knownAuthorities }
+        return ToolSettings(given: given, profile: selectedProfile?.profile, records: ProcessConfiguration.signIns)
     }
-    private var recorded: SignInRecords.Entry? { recordedSignIn?.entry }
+
+    /// The recorded sign-in these options continue (``ToolSettings/recordedSignIn``).
+    var recordedSignIn: (homeAccountId: String, entry: SignInRecords.Entry)? { settings.recordedSignIn }
 
     /// The authority, with `--tenant` in place of its tenant.
     var resolvedAuthority: String {
@@ -88,19 +94,17 @@ struct CommonOptions: ParsableArguments {
         return Self.authority(baseAuthority, withTenant: tenant) ?? baseAuthority
     }
     /// The authority before `--tenant`: flag, environment, profile, default.
-    private var baseAuthority: String {
-        authority ?? env("MSAL_AUTHORITY") ?? fromProfile.authority ?? recorded?.authority ?? Self.defaultAuthority
-    }
+    private var baseAuthority: String { settings.authority }
     var resolvedTenant: String? { tenant ?? env("MSAL_TENANT") ?? fromProfile.tenant }
     /// The client id given (flag, environment, profile); the app-token and native commands need one.
-    var resolvedClientId: String? { clientId ?? env("MSAL_CLIENT_ID") ?? fromProfile.clientId }
+    var resolvedClientId: String? { settings.explicitClientId }
     /// The public client that signs users in: the one given, else the recorded sign-in's, else
     /// ``ToolDefaults/publicClientId``.
-    var signInClientId: String { resolvedClientId ?? recorded?.clientId ?? ToolDefaults.publicClientId }
+    var signInClientId: String { settings.signInClientId }
     /// Whether the public client is the default first-party one, which asks for `{resource}/.default`.
     var usesDefaultClient: Bool { signInClientId == ToolDefaults.publicClientId }
     var resolvedRedirectUri: String? { redirectUri ?? env("MSAL_REDIRECT_URI") ?? fromProfile.redirectUri }
-    var resolvedCache: String? { cache ?? env("MSAL_CACHE") ?? fromProfile.cache ?? recorded?.cache }
+    var resolvedCache: String? { settings.cache }
     var resolvedAccount: String? { account ?? env("MSAL_ACCOUNT") }
     /// The per-request timeout in seconds (checked by ``validate()``): --timeout, MSAL_TIMEOUT, else 30.
     var resolvedTimeout: TimeInterval {
@@ -115,17 +119,11 @@ struct CommonOptions: ParsableArguments {
         }
         return value
     }
-    var resolvedCAFile: String? { caFile ?? env("MSAL_CA_FILE") ?? fromProfile.caFile ?? recorded?.caFile }
+    var resolvedCAFile: String? { settings.caFile }
     /// The Graph endpoint given, else the recorded sign-in's, else the Graph of the authority's cloud.
     var resolvedGraphEndpoint: String { explicitGraphEndpoint ?? ToolDefaults.graph(forAuthority: resolvedAuthority).endpoint }
-    var explicitGraphEndpoint: String? {
-        graphEndpoint ?? env("MSAL_GRAPH_ENDPOINT") ?? fromProfile.graphEndpoint ?? recorded?.graphEndpoint
-    }
-    var resolvedKnownAuthorities: [String] {
-        if !knownAuthorities.isEmpty { return knownAuthorities }
-        if let listed = env("MSAL_KNOWN_AUTHORITIES") { return listed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        return fromProfile.knownAuthorities ?? recorded?.knownAuthorities ?? []
-    }
+    var explicitGraphEndpoint: String? { settings.explicitGraphEndpoint }
+    var resolvedKnownAuthorities: [String] { settings.knownAuthorities }
 
     /// `authority` with its first path segment (the tenant) replaced; nil for an authority without one, or a B2C
     /// authority (whose tenant is part of its policy URL).

@@ -153,8 +153,8 @@ final class RequestLog: @unchecked Sendable {
 @Suite("msal client capabilities")
 struct ClientCapabilitiesTests {
     @Test func cp1UnlessTheEnvironmentSaysOtherwise() {
-        #expect(ClientCapabilities.resolved(environment: [:]) == ["cp1"])
-        #expect(ClientCapabilities.resolved(environment: ["MSAL_CLIENT_CAPABILITIES": ""]).isEmpty)
-        #expect(ClientCapabilities.resolved(environment: ["MSAL_CLIENT_CAPABILITIES": "cp1,cp2"]) == ["cp1", "cp2"])
+        #expect(ToolDefaults.clientCapabilities(environment: [:]) == ["cp1"])
+        #expect(ToolDefaults.clientCapabilities(environment: ["MSAL_CLIENT_CAPABILITIES": ""]).isEmpty)
+        #expect(ToolDefaults.clientCapabilities(environment: ["MSAL_CLIENT_CAPABILITIES": "cp1,cp2"]) == ["cp1", "cp2"])
     }
 }

@@ -8,6 +8,14 @@ package enum ToolDefaults {
     package static let publicClientId = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
     package static let authority = "https://login.microsoftonline.com/common"
 
+    /// The client capabilities the tool declares: `cp1` (continuous access evaluation), unless
+    /// `MSAL_CLIENT_CAPABILITIES` names others (comma-separated) or none (set and empty). Tokens are cached per
+    /// capability set, so whatever reads the tool's cache declares the same.
+    package static func clientCapabilities(environment: [String: String]) -> [String] {
+        guard let text = environment["MSAL_CLIENT_CAPABILITIES"] else { return ["cp1"] }
+        return text.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+    }
+
     /// Microsoft Graph for the cloud of `authority`: the base URL requests go to and the resource URI scopes name.
     /// The national clouds have their own Graph hosts; an authority on a loopback address (the emulator) serves its
     /// Graph at its own origin, under Graph's resource URI.
