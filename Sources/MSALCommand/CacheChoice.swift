@@ -47,8 +47,17 @@ final class CacheChoice: Sendable {
         })
     }
 
-    /// The protection in words and its details, for `msal status`.
-    var protectionSummary: (tier: String, encrypted: Bool, location: String, steps: [String]) {
+    /// The protection in words and its details, for `msal status` and `msal login`.
+    struct ProtectionSummary {
+        var tier: String
+        var encrypted: Bool
+        var location: String
+        var steps: [String]
+        /// How long a sign-in lasts in this cache (``MSALTokenCacheProtection/lifetime``).
+        var lifetime: String
+    }
+
+    var protectionSummary: ProtectionSummary {
         if let secure = storage as? MSALSecureTokenCacheStorage {
             let config = secureConfiguration
             let where_: String
@@ -58,8 +67,12 @@ final class CacheChoice: Sendable {
             case .plaintext: where_ = config.plaintextFileURL.path
             case .memoryOnly: where_ = "memory only"
             }
-            return (secure.protection.rawValue, secure.protection.isEncrypted, where_, secure.steps.map(\.description))
+            return ProtectionSummary(tier: secure.protection.rawValue, encrypted: secure.protection.isEncrypted,
+                                     location: where_, steps: secure.steps.map(\.description),
+                                     lifetime: secure.protection.lifetime)
         }
-        return ("plaintext", false, fileURL?.path ?? "", ["plain JSON file given with --cache (mode 0600)"])
+        return ProtectionSummary(tier: "plaintext", encrypted: false, location: fileURL?.path ?? "",
+                                 steps: ["plain JSON file given with --cache (mode 0600)"],
+                                 lifetime: MSALTokenCacheProtection.plaintext.lifetime)
     }
 }

@@ -89,6 +89,9 @@ struct LoginCommand: AsyncParsableCommand {
                 CLI.out(CLI.jsonLine(Describe.signIn(result)))
             } else {
                 CLI.out("Signed in as \(result.account.username ?? result.account.identifier ?? "(unknown)").")
+                let protection = factory.cache.protectionSummary
+                CLI.err("The sign-in is in \(protection.location) (\(protection.tier), "
+                        + "\(protection.encrypted ? "encrypted" : "not encrypted")): \(protection.lifetime).")
             }
         }
     }

@@ -52,7 +52,8 @@ struct StatusCommand: AsyncParsableCommand {
                     "client_id": options.signInClientId, "authority": options.resolvedAuthority,
                     "accounts": described,
                     "cache": ["location": protection.location, "protection": protection.tier,
-                              "encrypted": protection.encrypted, "steps": protection.steps] as [String: Any],
+                              "encrypted": protection.encrypted, "steps": protection.steps,
+                              "lifetime": protection.lifetime] as [String: Any],
                     "config_file": ProcessConfiguration.file.path,
                 ]
                 object["profile"] = options.selectedProfile?.name ?? NSNull()
@@ -64,8 +65,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
     }
 
-    private func printText(accounts: [[String: Any]], protection: (tier: String, encrypted: Bool, location: String, steps: [String]),
-                           now: Date) {
+    private func printText(accounts: [[String: Any]], protection: CacheChoice.ProtectionSummary, now: Date) {
         let profile = options.selectedProfile.map { " (profile \($0.name))" } ?? ""
         CLI.out("Client \(options.signInClientId) on \(options.resolvedAuthority)\(profile)")
         if accounts.isEmpty { CLI.out("  No account is signed in. Sign in with `msal login`.") }
@@ -84,7 +84,7 @@ struct StatusCommand: AsyncParsableCommand {
             CLI.out("    refresh token: \(account["has_refresh_token"] as? Bool == true ? "yes" : "no")")
         }
         let encrypted = protection.encrypted ? "encrypted" : "not encrypted"
-        CLI.out("Cache: \(protection.location) — \(protection.tier), \(encrypted)")
+        CLI.out("Cache: \(protection.location) — \(protection.tier), \(encrypted), \(protection.lifetime)")
         if accounts.count > 1 { CLI.out("Switch the active account with `msal switch ACCOUNT`.") }
     }
 }

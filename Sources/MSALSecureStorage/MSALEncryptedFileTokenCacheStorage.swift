@@ -65,13 +65,21 @@ public final class MSALEncryptedFileTokenCacheStorage: MSALTokenCacheStorage {
     /// is none, first moving aside a file whose key is gone; refuses to replace a file it cannot tell is its own
     /// (bad header, another key).
     public func write(_ data: Data) throws -> MSALTokenCacheStorageVersion {
+        try write(data, migratingFrom: nil)
+    }
+
+    /// ``write(_:)``; a file encrypted with the key of `migratingFrom` (just read with it) is replaced in place
+    /// instead of being moved aside as a file whose key is gone.
+    func write(_ data: Data, migratingFrom: MSALEncryptedCacheHeader.KeySource?) throws -> MSALTokenCacheStorageVersion {
         var key = try checked { try keyStore.readKey() }
         if let version = try file.currentVersion() {
             // The header is enough to tell whose file this is (the lock is held: the file stays as it is).
             let head = try FileHandle(forReadingFrom: fileURL).readHeader()
             let header = try checked { try MSALEncryptedCacheHeader.parse(prefix: head, fileLength: Int(version.size)) }
             let keyIsGone = key == nil || header.keySource != keyStore.keySource
-            if keyIsGone {
+            if keyIsGone, let migratingFrom, header.keySource == migratingFrom {
+                // Re-encrypted under this store's key: the file is replaced below.
+            } else if keyIsGone {
                 if let place = try file.setAside(version: version) {
                     log.warning("The key of the encrypted token cache \(fileURL.path) is gone (\(keyStore.location)); "
                                 + "the old cache was moved aside to \(place) and a new key is used.")

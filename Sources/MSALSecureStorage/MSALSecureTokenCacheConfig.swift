@@ -3,12 +3,16 @@ import MSALFileStorage
 
 /// What ``MSALSecureTokenCacheStorage`` may use, and where it keeps the cache.
 ///
-/// The defaults: every encrypted tier on, plaintext only when the environment variable
-/// `MSAL_CACHE_ALLOW_PLAINTEXT=1` is set, no migration of an existing plaintext cache, files in the directory of
+/// The defaults: every encrypted tier on, in the order Secret Service, key file, kernel keyring (a sign-in survives
+/// reboots and logouts: the kernel keyring forgets its key at every reboot, so it comes first only when
+/// ``prefersKernelKeyring`` or `MSAL_CACHE_KEY_STORE=kernel-keyring` asks), plaintext only when the environment
+/// variable `MSAL_CACHE_ALLOW_PLAINTEXT=1` is set, no migration of an existing plaintext cache, files in the directory of
 /// `MSALFileTokenCacheStorage.defaultFileURL()` (`$XDG_DATA_HOME/msal-swift/`, else `~/.local/share/msal-swift/`).
 public struct MSALSecureTokenCacheConfig: Sendable {
     /// The environment variable that allows the plaintext tier (`1`, `true` or `yes`).
     public static let allowPlaintextVariable = "MSAL_CACHE_ALLOW_PLAINTEXT"
+    /// The environment variable that puts the kernel keyring before the key file (`kernel-keyring`).
+    public static let keyStoreVariable = "MSAL_CACHE_KEY_STORE"
 
     /// The Secret Service item; nil turns the Secret Service tier off.
     public var secretService: MSALSecretServiceConfig?
@@ -21,6 +25,10 @@ public struct MSALSecureTokenCacheConfig: Sendable {
     public var usesKernelKeyring: Bool = true
     /// Whether the kernel keyring tier keeps the key in the session keyring rather than the user keyring.
     public var usesSessionKeyring: Bool = false
+    /// Whether the kernel keyring tier comes before the key file tier: the key is then never on disk, and the cache
+    /// cannot be read after a reboot (after logout too, with ``usesSessionKeyring``); users sign in again. Off by
+    /// default; `MSAL_CACHE_KEY_STORE=kernel-keyring` turns it on too.
+    public var prefersKernelKeyring: Bool = false
     /// Whether the key file tier (`<encrypted file>.key`) may be used.
     public var usesKeyFile: Bool = true
     /// Whether the application allows the plaintext tier (`MSAL_CACHE_ALLOW_PLAINTEXT=1` allows it too).
@@ -45,6 +53,11 @@ public struct MSALSecureTokenCacheConfig: Sendable {
         self.encryptedFileURL = directory.appendingPathComponent("msal_token_cache.bin", isDirectory: false)
         self.secretServiceSignalFileURL = directory.appendingPathComponent("msal_token_cache.signal", isDirectory: false)
         self.secretService = MSALSecretServiceConfig()
+    }
+
+    /// Whether the kernel keyring comes first, by the application or by `MSAL_CACHE_KEY_STORE`.
+    var kernelKeyringFirst: Bool {
+        prefersKernelKeyring || environment[Self.keyStoreVariable]?.lowercased() == "kernel-keyring"
     }
 
     /// Whether plaintext is allowed, by the application or by `MSAL_CACHE_ALLOW_PLAINTEXT`.

@@ -6,9 +6,11 @@ public enum MSALTokenCacheProtection: String, Sendable, CaseIterable, CustomStri
     /// The cache document is a secret in the desktop keyring (the freedesktop.org Secret Service: GNOME Keyring,
     /// KWallet), encrypted with the user's login password.
     case secretService = "secret-service"
-    /// An AES-GCM encrypted file whose key is in the Linux kernel keyring (lost at reboot).
+    /// An AES-GCM encrypted file whose key is in the Linux kernel keyring: never on disk, lost at reboot (at logout
+    /// too in the session keyring). Chosen before the key file only when asked for.
     case kernelKeyring = "kernel-keyring"
-    /// An AES-GCM encrypted file whose key is in a 0600 file beside it.
+    /// An AES-GCM encrypted file whose key is in a 0600 file beside it: kept across reboots and logouts; it keeps the
+    /// cache from being read by whoever copies the cache file alone, not from the user's own processes.
     case keyFile = "key-file"
     /// A plain JSON file (mode 0600), only when the application or the user allowed it.
     case plaintext
@@ -20,6 +22,17 @@ public enum MSALTokenCacheProtection: String, Sendable, CaseIterable, CustomStri
         switch self {
         case .secretService, .kernelKeyring, .keyFile: return true
         case .plaintext, .memoryOnly: return false
+        }
+    }
+
+    /// How long a sign-in kept in this tier lasts, in words (`msal status`, `msal login`).
+    public var lifetime: String {
+        switch self {
+        case .secretService: return "kept across reboots, unlocked with your login keyring"
+        case .kernelKeyring: return "kept until the machine restarts (the key is only in kernel memory)"
+        case .keyFile: return "kept across reboots and logouts"
+        case .plaintext: return "kept across reboots, not encrypted"
+        case .memoryOnly: return "kept only while the program runs"
         }
     }
 

@@ -45,13 +45,18 @@ struct TierChooser {
     mutating func choose() -> (MSALTokenCacheProtection, any MSALTokenCacheStorage) {
         if let storage = secretService() { return (.secretService, storage) }
         let existingSource = existingKeySource()
-        if let storage = encryptedFile(.kernelKeyring, store: backends.kernelKeyring(configuration),
-                                       enabled: configuration.usesKernelKeyring, existingSource: existingSource) {
-            return (.kernelKeyring, storage)
-        }
-        if let storage = encryptedFile(.keyFile, store: backends.keyFile(configuration),
-                                       enabled: configuration.usesKeyFile, existingSource: existingSource) {
-            return (.keyFile, storage)
+        let kernel = backends.kernelKeyring(configuration)
+        let order: [MSALTokenCacheProtection] = configuration.kernelKeyringFirst ? [.kernelKeyring, .keyFile] : [.keyFile, .kernelKeyring]
+        for tier in order {
+            let store = tier == .keyFile ? backends.keyFile(configuration) : kernel
+            let enabled = tier == .keyFile ? configuration.usesKeyFile : configuration.usesKernelKeyring
+            guard let storage = encryptedFile(tier, store: store, enabled: enabled, existingSource: existingSource) else {
+                continue
+            }
+            if tier == .keyFile, existingSource == .kernelKeyring, let kernel {
+                migrate(from: kernel, to: storage)
+            }
+            return (tier, storage)
         }
         if configuration.plaintextAllowed {
             let who = configuration.allowsPlaintext ? "the application" : "\(MSALSecureTokenCacheConfig.allowPlaintextVariable)"
@@ -102,8 +107,8 @@ struct TierChooser {
             skipOrUse(protection, used: false, "not available on this system")
             return nil
         }
-        // A cache encrypted with a key file stays with it while the key file exists (a refused key file is reported
-        // by the key file tier; the cache is not taken for lost).
+        // A cache encrypted with a key file stays with it while the key file exists, even when the kernel keyring is
+        // preferred (a refused key file is reported by the key file tier; the cache is not taken for lost).
         if protection == .kernelKeyring, existingSource == .keyFile, configuration.usesKeyFile,
            Self.keyExists(backends.keyFile(configuration)) {
             skipOrUse(protection, used: false, "the existing encrypted cache was written with a key file")
@@ -118,6 +123,19 @@ struct TierChooser {
         skipOrUse(protection, used: true, "\(store.location), cache file \(configuration.encryptedFileURL.path)")
         return MSALEncryptedFileTokenCacheStorage(fileURL: configuration.encryptedFileURL, keyStore: store,
                                                   lockTimeout: configuration.lockTimeout, logger: logger)
+    }
+
+    /// A cache encrypted with the kernel keyring's key (the tier that came first before) moves to the key file while
+    /// that key is still there (the same boot): read with it, written back under the key file's key. Without it the
+    /// file cannot be read and is set aside on first use, as any unreadable cache.
+    private mutating func migrate(from kernel: any MSALTokenCacheKeyStore, to storage: any MSALTokenCacheStorage) {
+        guard let storage = storage as? MSALEncryptedFileTokenCacheStorage, (try? kernel.readKey()) != nil else { return }
+        let previous = MSALEncryptedFileTokenCacheStorage(fileURL: configuration.encryptedFileURL, keyStore: kernel,
+                                                          lockTimeout: configuration.lockTimeout, logger: logger)
+        guard let read = try? previous.read(),
+              (try? storage.withExclusiveAccess({ try storage.write(read.data, migratingFrom: .kernelKeyring) })) != nil
+        else { return }
+        logger?.info("Token cache protection: the cache encrypted with the kernel keyring's key now uses the key file (kept across reboots).")
     }
 
     /// The key source in the existing encrypted file's header, if there is a readable one.
