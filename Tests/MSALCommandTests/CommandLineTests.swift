@@ -218,9 +218,10 @@ struct CommandLineTests {
 
     @Test func errorsAreOneLineWithoutSecrets() async throws {
         let runner = try CommandRunner()
+        // No client id: Microsoft's first-party public client, with nobody signed in yet.
         let noClient = try await runner.run(["token"])
-        #expect(noClient.status == 64, "a missing client id is a usage error")
-        #expect(noClient.stderr == "msal: error: No client id: pass --client-id ID or set MSAL_CLIENT_ID.\n")
+        #expect(noClient.status == 3, "nobody is signed in")
+        #expect(noClient.stderr == "msal: error: No account is signed in. Sign in with `msal login`.\n")
         let environment = try await runner.run(["accounts", "--json"], environment: [
             "MSAL_CLIENT_ID": EmulatorConfiguration.demoClientId,
             "MSAL_CACHE": runner.home.appendingPathComponent("empty.json").path,

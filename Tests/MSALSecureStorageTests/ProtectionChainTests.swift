@@ -39,37 +39,69 @@ struct ProtectionChainTests {
         #expect(service.items.get().isEmpty)
     }
 
-    @Test func withoutABusTheKernelKeyringIsChosen() throws {
+    @Test func withoutABusTheKeyFileIsChosenAndASignInSurvivesAReboot() throws {
         let (storage, log) = chain(secretService: MemorySecretService())
-        #expect(storage.protection == .kernelKeyring)
+        #expect(storage.protection == .keyFile)
         #expect(storage.steps.map(\.isUsed) == [false, true])
         #expect(storage.steps[0].reason.contains("DBUS_SESSION_BUS_ADDRESS"))
         #expect(log.all.count == 2)
         #expect(storage.storage is MSALEncryptedFileTokenCacheStorage)
+        #expect(storage.protection.lifetime.contains("across reboots"))
+    }
+
+    @Test func theKernelKeyringComesFirstWhenAskedFor() throws {
+        let (byApplication, _) = chain { $0.prefersKernelKeyring = true }
+        #expect(byApplication.protection == .kernelKeyring)
+        #expect(byApplication.steps.map(\.protection) == [.secretService, .kernelKeyring])
+        #expect(byApplication.protection.lifetime.contains("until the machine restarts"))
+        let (byEnvironment, _) = chain(environment: [MSALSecureTokenCacheConfig.keyStoreVariable: "kernel-keyring"])
+        #expect(byEnvironment.protection == .kernelKeyring)
+    }
+
+    @Test func aCacheKeyedFromTheKernelKeyringMovesToTheKeyFileWhileItsKeyIsThere() throws {
+        let kernel = MemoryKeyStore()
+        let first = chain(kernel: kernel) { $0.prefersKernelKeyring = true }.0
+        _ = try first.withExclusiveAccess { try first.write(SecureFixtures.document) }
+        let (storage, log) = chain(kernel: kernel)
+        #expect(storage.protection == .keyFile)
+        #expect(try storage.read()?.data == SecureFixtures.document)
+        let header = try MSALEncryptedCacheHeader.parse(Data(contentsOf: directory.appendingPathComponent("cache.bin")))
+        #expect(header.keySource == .keyFile)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.contains("corrupt") })
+        #expect(log.text.contains("now uses the key file"))
+        // With the kernel's key gone (a reboot), the file is not taken: it is read as empty, as any lost key.
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("cache.bin"))
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("cache.bin.key"))
+        let again = chain(kernel: kernel) { $0.prefersKernelKeyring = true }.0
+        _ = try again.withExclusiveAccess { try again.write(SecureFixtures.document) }
+        let rebooted = MemoryKeyStore()
+        let (after, _) = chain(kernel: rebooted)
+        #expect(after.protection == .keyFile)
+        #expect(try after.read()?.data == Data("{}".utf8))
     }
 
     @Test func lockedKeyringFallsThroughWithItsReasonLogged() throws {
         let locked = FailingSecretService(message: "Cannot create an item in a locked collection")
         let (storage, log) = chain(environment: bus, secretService: locked)
-        #expect(storage.protection == .kernelKeyring)
+        #expect(storage.protection == .keyFile)
         #expect(storage.steps[0].reason.contains("locked collection"))
         #expect(log.text.contains("Secret Service: not used"))
     }
 
     @Test func absentSecretServiceOrLibsecretFallsThrough() throws {
         let absent = FailingSecretService(message: "The name org.freedesktop.secrets was not provided by any .service files")
-        #expect(chain(environment: bus, secretService: absent).0.protection == .kernelKeyring)
+        #expect(chain(environment: bus, secretService: absent).0.protection == .keyFile)
         let (noLibrary, _) = chain(environment: bus, secretService: nil)
-        #expect(noLibrary.protection == .kernelKeyring)
+        #expect(noLibrary.protection == .keyFile)
         #expect(noLibrary.steps[0].reason.contains("libsecret-1.so.0"))
     }
 
-    @Test func withoutAKernelKeyringTheKeyFileIsChosen() throws {
-        let broken = MemoryKeyStore()
+    @Test func withoutAKeyFileTheKernelKeyringIsChosen() throws {
+        let broken = MemoryKeyStore(source: .keyFile)
         broken.broken.withLock { $0 = true }
-        let (storage, log) = chain(kernel: broken)
-        #expect(storage.protection == .keyFile)
-        #expect(storage.steps.map(\.protection) == [.secretService, .kernelKeyring, .keyFile])
+        let (storage, log) = chain(keyFile: broken)
+        #expect(storage.protection == .kernelKeyring)
+        #expect(storage.steps.map(\.protection) == [.secretService, .keyFile, .kernelKeyring])
         #expect(storage.steps[1].reason.contains("Operation not permitted"))
         #expect(log.all.count == 3)
         let (noKernel, _) = chain(kernel: nil)
@@ -101,18 +133,18 @@ struct ProtectionChainTests {
     @Test func tiersTurnedOffAreSkipped() throws {
         let (storage, _) = chain(environment: bus, secretService: MemorySecretService()) {
             $0.secretService = nil
-            $0.usesKernelKeyring = false
+            $0.usesKeyFile = false
         }
-        #expect(storage.protection == .keyFile)
+        #expect(storage.protection == .kernelKeyring)
         #expect(storage.steps.prefix(2).allSatisfy { $0.reason == "turned off by the application" })
     }
 
     @Test func cacheWrittenWithAKeyFileStaysWithIt() throws {
         let keyFileChain = chain(kernel: nil).0
         _ = try keyFileChain.withExclusiveAccess { try keyFileChain.write(SecureFixtures.document) }
-        let (storage, _) = chain()
+        let (storage, _) = chain { $0.prefersKernelKeyring = true }
         #expect(storage.protection == .keyFile)
-        #expect(storage.steps[1].reason.contains("key file"))
+        #expect(storage.steps[1].reason.contains("written with a key file"))
         #expect(try storage.read()?.data == SecureFixtures.document)
     }
 
@@ -161,8 +193,8 @@ extension ProtectionChainTests {
 
         let (storage, log) = chain()
         #expect(storage.protection == .memoryOnly)
-        #expect(storage.steps[1].reason.contains("written with a key file"))
-        #expect(storage.steps[2].reason.contains("mode 644"))
+        #expect(storage.steps[1].reason.contains("mode 644"))
+        #expect(storage.steps[2].reason.contains("written with a key file"))
         #expect(log.text.contains("chmod 600"))
         #expect(try Data(contentsOf: directory.appendingPathComponent("cache.bin")) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.contains("corrupt") })
