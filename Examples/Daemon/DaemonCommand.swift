@@ -45,10 +45,10 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A PEM file with the RSA private key and its certificate.", valueName: "file"))
     var certificate: String?
 
-    @Option(help: ArgumentHelp("The authority host (default: https://login.microsoftonline.com).", valueName: "url"))
+    @Option(help: ArgumentHelp("The authority host.", valueName: "url"))
     var authorityHost = "https://login.microsoftonline.com"
 
-    @Option(help: ArgumentHelp("The Microsoft Graph endpoint (default: https://graph.microsoft.com/).", valueName: "url"))
+    @Option(help: ArgumentHelp("The Microsoft Graph endpoint.", valueName: "url"))
     var graphEndpoint = "https://graph.microsoft.com/"
 
     func validate() throws {

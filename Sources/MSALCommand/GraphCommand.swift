@@ -21,15 +21,14 @@ struct GraphCommand: AsyncParsableCommand {
         When Graph answers 401 with a claims challenge (the session was revoked or a policy changed), msal gets a fresh token with the challenge's claims \
         and sends the request once more; if that fails too, it exits with 3 and names the `msal login` command.
 
-        Examples:
+        Examples (scopes other than {Graph}/.default are your app's: sign in with its --client-id):
           msal graph
-          msal graph /me/messages?\\$top=5 --scopes Mail.Read
+          msal graph /users?\\$top=5 --scopes User.ReadBasic.All
           msal graph /users --paginate --scopes User.ReadBasic.All
           msal graph /users?\\$count=true -H 'ConsistencyLevel: eventual' \\
             --scopes User.ReadBasic.All
           msal graph /me/todo/lists --body '{"displayName":"Errands"}' \\
             --scopes Tasks.ReadWrite
-          msal graph -X PATCH /me --body-file profile.json --scopes User.ReadWrite
         """
     )
 

@@ -64,6 +64,9 @@ struct NativeSession {
     let native: NativeOptions
     let factory: ApplicationFactory
     let application: MSALNativeAuthPublicClientApplication
+    /// The accounts signed in before this command: native authentication keeps one account per app, so a sign-in
+    /// as someone else signs them out (and the tool says so).
+    let previousAccounts: [MSALAccount]
     /// How many wrong codes or passwords a prompt takes before giving up.
     static let attempts = 3
 
@@ -91,6 +94,7 @@ struct NativeSession {
         configuration.httpClient = try factory.makeHTTPClient()
         configuration.cacheConfig.storage = factory.cache.storage
         application = try MSALNativeAuthPublicClientApplication(nativeAuthConfiguration: configuration)
+        previousAccounts = (try? application.allAccounts()) ?? []
     }
 
     /// `--username`, else asked for.
@@ -149,10 +153,19 @@ struct NativeSession {
     func signedIn(_ account: MSALAccount, _ what: String) throws {
         try factory.activate(account)
         let name = account.username ?? account.identifier ?? "(unknown)"
+        let replaced = previousAccounts.filter { $0.identifier != account.identifier }
+        for previous in replaced { factory.forgetRecord(of: previous) }
+        let replacedNames = replaced.map { $0.username ?? $0.identifier ?? "(unknown)" }
         if options.wantsJSON {
-            CLI.out(CLI.jsonLine(["username": name, "home_account_id": account.identifier ?? ""]))
+            var object: [String: Any] = ["username": name, "home_account_id": account.identifier ?? ""]
+            if !replacedNames.isEmpty { object["signed_out"] = replacedNames }
+            CLI.out(CLI.jsonLine(object))
         } else {
             CLI.out("\(what) \(name).")
+            if !replacedNames.isEmpty {
+                CLI.err("Signed out \(replacedNames.map(TerminalText.inline).joined(separator: ", ")): native authentication "
+                        + "keeps one account per app.")
+            }
         }
     }
 

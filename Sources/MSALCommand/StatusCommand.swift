@@ -69,11 +69,15 @@ struct StatusCommand: AsyncParsableCommand {
         let profile = options.selectedProfile.map { " (profile \($0.name))" } ?? ""
         CLI.out("Client \(options.signInClientId) on \(options.resolvedAuthority)\(profile)")
         if accounts.isEmpty { CLI.out("  No account is signed in. Sign in with `msal login`.") }
+        let host = URL(string: options.resolvedAuthority)?.host?.lowercased()
         for account in accounts {
             let marker = account["active"] as? Bool == true ? "* " : "  "
             let tenants = (account["tenant_ids"] as? [String] ?? []).joined(separator: ", ")
+            // An account of another cloud (or another emulator) in the same cache says where it is.
+            let environment = account["environment"] as? String ?? ""
+            let elsewhere = !environment.isEmpty && environment.lowercased() != host ? "  (on \(environment))" : ""
             CLI.out("\(marker)\(account["username"] as? String ?? "")  \(account["home_account_id"] as? String ?? "")"
-                    + (account["active"] as? Bool == true ? "  (active)" : ""))
+                    + (account["active"] as? Bool == true ? "  (active)" : "") + elsewhere)
             if !tenants.isEmpty { CLI.out("    tenants: \(tenants)") }
             for token in account["access_tokens"] as? [[String: Any]] ?? [] {
                 let seconds = token["expires_in"] as? Int ?? 0

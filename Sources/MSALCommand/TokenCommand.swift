@@ -18,7 +18,11 @@ struct TokenCommand: AsyncParsableCommand {
         the authority must name a tenant. With --managed-identity, prints a token for the machine's managed identity \
         (App Service, Arc, IMDS...) for the resource of --scopes. App tokens are cached in the same file.
 
-        With --chain, the first credential that gives a token for --scopes (default         https://management.azure.com/.default): the AZURE_* environment (secret or certificate), workload identity,         managed identity, the account signed in with `msal login`, then the Azure CLI's sign-in (a valid token in its         own cache, else `az account get-access-token`). The step that answered is printed on stderr, and as `step`         with --json.
+        With --chain, the first credential that gives a token for --scopes (default \
+        https://management.azure.com/.default): the AZURE_* environment (secret or certificate), workload identity, \
+        managed identity, the account signed in with `msal login`, then the Azure CLI's sign-in (a valid token in its \
+        own cache, else `az account get-access-token`). The step that answered is printed on stderr, and as `step` \
+        with --json.
 
         Examples:
           curl -H "Authorization: Bearer $(msal token)" https://graph.microsoft.com/v1.0/me

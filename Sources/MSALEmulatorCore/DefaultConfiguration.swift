@@ -144,7 +144,8 @@ extension EmulatorConfiguration {
             apis: [
                 EmulatedAPI(
                     identifier: graphResource, appId: graphAppId,
-                    scopes: ["User.Read", "User.ReadBasic.All", "User.Read.All", "Mail.Read", "Calendars.Read", "Files.Read"]
+                    scopes: ["User.Read", "User.ReadBasic.All", "User.Read.All", "Mail.Read", "Calendars.Read", "Files.Read",
+                             "Tasks.ReadWrite"]
                 ),
                 EmulatedAPI(identifier: "api://msal-emulator-api", appId: "6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d", scopes: ["access_as_user"]),
                 EmulatedAPI(identifier: middleTierAPI, appId: middleTierClientId, scopes: ["access_as_user"]),

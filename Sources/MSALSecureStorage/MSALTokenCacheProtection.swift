@@ -31,7 +31,7 @@ public enum MSALTokenCacheProtection: String, Sendable, CaseIterable, CustomStri
         case .secretService: return "kept across reboots, unlocked with your login keyring"
         case .kernelKeyring: return "kept until the machine restarts (the key is only in kernel memory)"
         case .keyFile: return "kept across reboots and logouts"
-        case .plaintext: return "kept across reboots, not encrypted"
+        case .plaintext: return "kept across reboots"
         case .memoryOnly: return "kept only while the program runs"
         }
     }

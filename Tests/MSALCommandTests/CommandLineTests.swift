@@ -240,5 +240,11 @@ struct HelpTextTests {
         #expect(help.status == 0)
         let stray = help.stdout.split(separator: "\n").filter { $0.hasSuffix("\\") && !$0.contains("msal ") }
         #expect(stray.isEmpty, "\(stray)")
+        // No run of spaces inside a sentence (a line continuation that kept its indentation).
+        let gaps = help.stdout.split(separator: "\n").filter { line in
+            let text = line.drop { $0 == " " }
+            return text.contains("    ") && !text.hasPrefix("-") && !text.hasPrefix("<")
+        }
+        #expect(gaps.isEmpty, "\(gaps)")
     }
 }

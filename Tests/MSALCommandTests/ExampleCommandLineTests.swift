@@ -24,6 +24,14 @@ struct ExampleCommandLineTests {
         #expect(!output.stdout.contains("Started"), "nothing runs after a usage error")
     }
 
+    @Test("--help states each default once", arguments: examples)
+    func helpStatesEachDefaultOnce(_ name: String) async throws {
+        let output = try await runner(name).run(["--help"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let text = output.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.range(of: #"\(default: [^)]*\)\. \(default:"#, options: .regularExpression) == nil, "\(output.stdout)")
+    }
+
     @Test("--emulator and --client-id together are a usage error", arguments: examples)
     func emulatorAndClientIdConflict(_ name: String) async throws {
         let output = try await runner(name).run(["--emulator", "--client-id", "11111111-2222-3333-4444-555555555555"])

@@ -70,3 +70,52 @@ struct FirstHourCommandTests {
         #expect((try after.json() as? [String: Any])?["authority"] as? String == "https://login.microsoftonline.com/common")
     }
 }
+
+extension FirstHourCommandTests {
+    /// Every example of `msal graph --help` runs against the emulator as printed (with the app's client id).
+    @Test func graphHelpExamplesRunAgainstTheEmulator() async throws {
+        let setup = try await CommandLineTests.Setup.start()
+        defer { Task { await setup.emulator.stop() } }
+        let help = try await setup.runner.run(["graph", "--help"])
+        // Lines ending with a backslash continue on the next one, as in a shell.
+        let joined = help.stdout.replacingOccurrences(of: " \\\n", with: " ")
+        let examples = joined.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix("msal graph") }
+        #expect(examples.count >= 4)
+        let login = try await setup.msal(["login", "--emulator-auto-approve", "--scopes", "User.Read", "User.ReadBasic.All", "Tasks.ReadWrite"])
+        #expect(login.status == 0, "\(login.stderr)")
+        for example in examples {
+            let words = ShellWords.split(String(example.dropFirst("msal ".count)))
+            let result = try await setup.msal(words)
+            #expect(result.status == 0, "\(example): \(result.stderr)")
+        }
+    }
+}
+
+/// The words a POSIX shell makes of a command line without expansions: single quotes keep everything, a backslash
+/// keeps the next character, spaces separate.
+enum ShellWords {
+    static func split(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quoted = false
+        var escaped = false
+        for character in line {
+            if escaped { current.append(character); escaped = false; inWord = true; continue }
+            if quoted {
+                if character == "'" { quoted = false } else { current.append(character) }
+                continue
+            }
+            switch character {
+            case "\\": escaped = true
+            case "'": quoted = true; inWord = true
+            case " ":
+                if inWord { words.append(current); current = ""; inWord = false }
+            default: current.append(character); inWord = true
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+}

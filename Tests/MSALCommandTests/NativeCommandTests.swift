@@ -181,6 +181,8 @@ struct NativeCommandTests {
         try await reset.type(newPassword)
         #expect(try await reset.status() == "0", "stderr: \(reset.stderr)")
         #expect(reset.stdout.contains("Password reset; signed in as \(newUser)."))
+        // Native authentication keeps one account per app: the sign-in before is signed out, and the tool says so.
+        #expect(reset.stderr.contains("Signed out \(codeUser)"), "stderr: \(reset.stderr)")
         #expect(!(try await reset.screen()).contains(newPassword))
 
         let again = try await Terminal(runner, name: "again", arguments: ["native", "sign-in", "--username", newUser] + options)

@@ -140,3 +140,31 @@ struct TildeCommandTests {
         #expect(cache?["location"] as? String == runner.home.appendingPathComponent("tilde.json").path)
     }
 }
+
+/// `msal status` on one cloud names the cloud of an account signed in on another one in the same cache.
+@Suite("msal status and other clouds")
+struct StatusOtherCloudTests {
+    @Test func anAccountOfAnotherCloudSaysWhereItIs() async throws {
+        let runner = try CommandRunner()
+        let cache = runner.home.appendingPathComponent("clouds.json")
+        let home = "00000000-0000-0000-66f3-3332eca7ea81.72f988bf-86f1-41af-91ab-2d7cd011db47"
+        let client = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+        let document: [String: Any] = [
+            "Account": ["\(home)-login.microsoftonline.us-72f988bf-86f1-41af-91ab-2d7cd011db47": [
+                "home_account_id": home, "environment": "login.microsoftonline.us",
+                "realm": "72f988bf-86f1-41af-91ab-2d7cd011db47", "local_account_id": "00000000-0000-0000-66f3-3332eca7ea81",
+                "username": "gov@contoso.example", "authority_type": "MSSTS",
+            ]],
+            "RefreshToken": ["\(home)-login.microsoftonline.us-refreshtoken-\(client)--": [
+                "credential_type": "RefreshToken", "secret": "RT", "home_account_id": home,
+                "environment": "login.microsoftonline.us", "client_id": client, "target": "",
+            ]],
+        ]
+        try JSONSerialization.data(withJSONObject: document).write(to: cache)
+        let status = try await runner.run(["status", "--cache", cache.path, "--client-id", client,
+                                           "--authority", "https://login.microsoftonline.com/common"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let line = status.stdout.split(separator: "\n").first { $0.contains("gov@contoso.example") } ?? ""
+        #expect(line.hasSuffix("(on login.microsoftonline.us)"), "\(status.stdout)")
+    }
+}

@@ -48,14 +48,16 @@ struct CredentialChainTests {
     @Test func whenNothingAppliesOneErrorSaysWhyForEachStep() async throws {
         struct Unreachable: Error {}
         let http = MSALRecordingHTTPClient { _ in throw Unreachable() }
-        let chain = MSALCredentialChain(environment: ["MSAL_CACHE": "/nonexistent/msal-chain-cache.json"], httpClient: http)
+        let home = ScratchDirectory.path("chain-home")
+        let chain = MSALCredentialChain(environment: ["MSAL_CACHE": "/nonexistent/msal-chain-cache.json", "HOME": home.path],
+                                        httpClient: http)
         await #expect { try await chain.token(scopes: Self.scopes) } throws: { error in
             guard let info = error as? MSALErrorInfo else { return false }
             let text = info.errorDescription
             return text.contains("environment: AZURE_TENANT_ID and AZURE_CLIENT_ID are not both set")
                 && text.contains("workload identity: AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_FEDERATED_TOKEN_FILE")
                 && text.contains("managed identity: no managed identity endpoint answered")
-                && text.contains("msal account: MSAL_CLIENT_ID is not set")
+                && text.contains("msal account: no account is signed in with the msal tool (msal login)")
                 && text.contains("azure cli: the Azure CLI (az) is not installed")
         }
         // The probe was one request: no retries off Azure.
