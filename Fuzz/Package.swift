@@ -18,6 +18,7 @@ let fuzzTargets: [(name: String, harness: String)] = [
     ("emulator", "FuzzHarness"),
     ("managed-identity", "FuzzHarness"),
     ("certificate-pem", "FuzzHarness"),
+    ("pkcs12", "FuzzHarness"),
     ("encrypted-cache", "FuzzHarness"),
     ("pasted-redirect", "FuzzHarness"),
     ("www-authenticate", "FuzzHarness"),

@@ -51,9 +51,11 @@ done
 # built alone from the argument parser's checkout (seconds), not through its package plugin, which would build every
 # product of this package.
 swift build --package-path .build/checkouts/swift-argument-parser --scratch-path .build/generate-manual \
-    -c release --target generate-manual >&2
+    -c release --product generate-manual >&2
+generator="$(swift build --package-path .build/checkouts/swift-argument-parser --scratch-path .build/generate-manual \
+    -c release --show-bin-path)/generate-manual"
 manual="$(mktemp -d)"
-".build/generate-manual/release/generate-manual" "$prefix/bin/msal" --output-directory "$manual" \
+"$generator" "$prefix/bin/msal" --output-directory "$manual" \
     --authors "MSAL for Swift" >&2
 mkdir -p -- "$prefix/share/man/man1"
 install -m 0644 "$manual/msal.1" "$prefix/share/man/man1/msal.1"

@@ -1,5 +1,5 @@
 import Foundation
-import MSALCertificates
+@testable import MSALCertificates
 @testable import MSALCore
 
 /// Outside input of confidential clients and managed identities: a managed identity endpoint's answer, Azure Arc's
@@ -32,6 +32,26 @@ enum ConfidentialFuzzing {
             let url = URL(fileURLWithPath: path)
             try fuzzCheck(url.deletingLastPathComponent().path == directory && url.pathExtension == "key",
                           "the challenge named a key file outside the agent's directory: \(path)")
+        }
+    }
+
+    /// A PKCS#12 file opened with the seeds' password: a typed failure or a key and certificates, and through the
+    /// public initializer an MSALErrorInfo or a credential valid at the fixed date. Iteration counts are bounded low
+    /// here so that the fuzzer spends its time on structure.
+    static func pkcs12(_ data: Data) throws {
+        let container: PKCS12Container
+        do {
+            container = try PKCS12Container(der: Array(data), password: "Passw0rd!", limits: .init(iterations: 4096))
+        } catch {
+            return   // typed: PKCS12Container.Failure
+        }
+        try fuzzCheck(!container.privateKeyDER.isEmpty && !container.certificatesDER.isEmpty,
+                      "a PKCS#12 file was read without a key or a certificate")
+        if let credential = try fuzzExpectingTypedErrors("MSALCertificateCredential(pkcs12:)", {
+            try MSALCertificateCredential(pkcs12: data, password: "Passw0rd!", now: FuzzFixtures.now)
+        }) {
+            try fuzzCheck(credential.notValidBefore <= FuzzFixtures.now && FuzzFixtures.now <= credential.notValidAfter,
+                          "a certificate outside its validity was taken")
         }
     }
 

@@ -57,6 +57,7 @@ public enum FuzzHarnesses {
         "discovery": ProtocolFuzzing.discovery,
         "managed-identity": ConfidentialFuzzing.managedIdentity,
         "certificate-pem": ConfidentialFuzzing.certificatePEM,
+        "pkcs12": ConfidentialFuzzing.pkcs12,
         "encrypted-cache": EncryptedCacheFuzzing.header,
         "pasted-redirect": PastedRedirectFuzzing.check,
         "www-authenticate": ChallengeFuzzing.wwwAuthenticate,

@@ -4,7 +4,8 @@ public import Foundation
 /// without code for each: the first credential that works, in this order (narrow it with `steps`):
 ///
 /// 1. ``Step/environment``: `AZURE_TENANT_ID`, `AZURE_CLIENT_ID` and `AZURE_CLIENT_SECRET`, or
-///    `AZURE_CLIENT_CERTIFICATE_PATH` (a PEM file with the key and certificate), as a confidential client;
+///    `AZURE_CLIENT_CERTIFICATE_PATH` (a PEM file with the key and certificate, or a PKCS#12 file with
+///    `AZURE_CLIENT_CERTIFICATE_PASSWORD`), as a confidential client;
 /// 2. ``Step/workloadIdentity``: `AZURE_TENANT_ID`, `AZURE_CLIENT_ID` and `AZURE_FEDERATED_TOKEN_FILE`;
 /// 3. ``Step/managedIdentity``: the resource's managed identity (user-assigned when `AZURE_CLIENT_ID` is set),
 ///    from the source the environment names; on the IMDS default a one-second probe first, so that a machine off
@@ -111,13 +112,15 @@ public struct MSALCredentialChain: Sendable {
             if let secret = value("AZURE_CLIENT_SECRET") {
                 credential = .secret(secret)
             } else if let path = value("AZURE_CLIENT_CERTIFICATE_PATH") {
-                let pem: String
+                let data: Data
                 do {
-                    pem = String(decoding: try OutsideFile.read(path, limit: 1 << 20), as: UTF8.self)
+                    data = try OutsideFile.read(path, limit: 1 << 20)
                 } catch {
                     throw skipped("AZURE_CLIENT_CERTIFICATE_PATH names a file that cannot be read (\(path): \(error)).")
                 }
-                credential = .certificate(try MSALCertificateCredential(pem: pem))
+                // PEM, or PKCS#12 with AZURE_CLIENT_CERTIFICATE_PASSWORD, as azure-identity reads it.
+                credential = .certificate(try MSALCertificateCredential(contentsOf: data,
+                                                                        password: value("AZURE_CLIENT_CERTIFICATE_PASSWORD")))
             } else {
                 throw skipped("neither AZURE_CLIENT_SECRET nor AZURE_CLIENT_CERTIFICATE_PATH is set.")
             }

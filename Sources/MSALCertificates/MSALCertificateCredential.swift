@@ -65,7 +65,7 @@ public struct MSALCertificateCredential: Sendable, CustomStringConvertible {
         try self.init(pem: privateKeyPEM + "\n" + certificatePEM, sendCertificateChain: sendCertificateChain, now: now)
     }
 
-    private init(privateKeyPEM: String, certificatesDER: [[UInt8]], sendCertificateChain: Bool, now: Date) throws {
+    init(privateKeyPEM: String, certificatesDER: [[UInt8]], sendCertificateChain: Bool, now: Date) throws {
         let key: _RSA.Signing.PrivateKey
         do {
             key = try _RSA.Signing.PrivateKey(pemRepresentation: privateKeyPEM)

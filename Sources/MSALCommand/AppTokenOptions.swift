@@ -11,8 +11,9 @@ struct AppTokenOptions: ParsableArguments {
     var clientSecret: String?
 
     @Option(name: .customLong("certificate"),
-            help: ArgumentHelp("Get an app token with the certificate credential in this PEM file (the RSA key and "
-                               + "the certificate; env MSAL_CLIENT_CERTIFICATE).", valueName: "file"))
+            help: ArgumentHelp("Get an app token with the certificate credential in this file: PEM (the RSA key and "
+                               + "the certificate) or PKCS#12 (.pfx, .p12; its password in env "
+                               + "MSAL_CLIENT_CERTIFICATE_PASSWORD); env MSAL_CLIENT_CERTIFICATE.", valueName: "file"))
     var certificate: String?
 
     @Option(name: .customLong("managed-identity"),
@@ -52,11 +53,10 @@ struct AppTokenOptions: ParsableArguments {
     func credential() throws -> MSALClientCredential {
         if let path = resolvedCertificate {
             let file = URL(fileURLWithPath: HomePath.expand(path))
-            guard let data = try? OutsideFile.read(file.path, limit: 1 << 20),
-                  let pem = String(data: data, encoding: .utf8) else {
-                throw CLIError(message: "The certificate file \(file.path) cannot be read (a PEM file of at most 1 MiB).")
+            guard let data = try? OutsideFile.read(file.path, limit: 1 << 20) else {
+                throw CLIError(message: "The certificate file \(file.path) cannot be read (a PEM or PKCS#12 file of at most 1 MiB).")
             }
-            return .certificate(try MSALCertificateCredential(pem: pem))
+            return .certificate(try MSALCertificateCredential(contentsOf: data, password: env("MSAL_CLIENT_CERTIFICATE_PASSWORD")))
         }
         guard let secret = resolvedSecret else {
             throw CLIError(message: "No client credential: pass --client-secret or --certificate.")
