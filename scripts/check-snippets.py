@@ -54,6 +54,9 @@ def snippets():
             given, prelude, within, apple = "", "", "", False
             if marker:
                 body = marker.group(1)
+                if re.search(r"^\s*@", body, re.M):
+                    raise SystemExit(f"error: {path}: a snippet comment has a line starting with @, which DocC reads "
+                                     "as a directive even in a comment; start the line with a /* comment */")
                 part = re.search(r"given:(.*?)(?:\n|$)", body)
                 given = part.group(1).strip() if part else ""
                 part = re.search(r"within:(.*?)(?:\n|$)", body)
