@@ -17,6 +17,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Where the time goes: each phase's seconds, and the total, on stderr.
+phase_start=$SECONDS
+phase() {
+    echo "== test.sh: $1 took $((SECONDS - phase_start)) s (total $SECONDS s)" >&2
+    phase_start=$SECONDS
+}
+
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
     export PATH="/opt/swift/usr/bin:$PATH"
 fi
@@ -76,7 +83,9 @@ fi
 # The layering the architecture depends on (MSALCore platform-free, the emulator apart from the client).
 python3 scripts/module-graph.py
 
+phase "setup (Python peers, Debian packages)"
 swift build --traits Tools --build-tests
+phase "swift build --build-tests"
 # Every Swift snippet of README, docs/ and the DocC articles, compiled as written against what was just built.
 python3 scripts/check-snippets.py
 if ! wait "$azure_install"; then
@@ -88,6 +97,7 @@ rm -f "$azure_log"
 # The PostgreSQL token cache's tests run against a throw-away cluster (installed and started by the script).
 export MSAL_POSTGRES_REQUIRED=1
 scripts/postgres-test-cluster.sh swift test --traits Tools --skip-build "$@"
+phase "swift test (with PostgreSQL)"
 
 # The fuzz targets' sanitizer build (scripts/fuzz.sh), in the background at the lowest priority while the steps below
 # run: they wait on processes, sockets and a keyring much of the time, and keep the CPU whenever they want it.
@@ -109,26 +119,37 @@ case " $completed " in
     *) echo "error: bash completion of 'msal sta' gave '$completed'" >&2; exit 1 ;;
 esac
 rm -rf "$install_prefix"
+phase "install step"
 
 # The encrypted token cache against a real Secret Service (gnome-keyring) and msal-extensions.
 MSAL_SECRET_SERVICE_PYTHON="$PWD/$secret_python/bin/python" \
     scripts/with-secret-service.sh swift test --traits Tools --skip-build --filter MSALSecureStorageTests
 scripts/with-secret-service.sh --locked swift test --traits Tools --skip-build --filter LockedSecretServiceTests
+phase "Secret Service tests"
 
 # The DocC catalog (Sources/MSALCore/MSAL.docc: the API and the articles) builds with no warning (broken symbol
 # links fail the run). It documents MSALCore, whose symbols the MSAL umbrella re-exports; the umbrella's own
 # documentation (the module apps import) builds without a warning too.
-swift package generate-documentation --target MSALCore --warnings-as-errors >/dev/null
-swift package generate-documentation --target MSAL --warnings-as-errors >/dev/null
+for target in MSALCore MSAL; do
+    docc_log="$(mktemp)"
+    if ! swift package generate-documentation --target "$target" --warnings-as-errors >"$docc_log" 2>&1; then
+        grep -E "warning|error" "$docc_log" >&2 || cat "$docc_log" >&2
+        exit 1
+    fi
+    rm -f "$docc_log"
+done
+phase "DocC"
 
 MSAL_EMULATOR_BIN="$(swift build --traits Tools --show-bin-path)/msal-emulator" \
     .venv/bin/python -m pytest -q Tests/python -W ignore::UserWarning
+phase "pytest (MSAL for Python, azure-identity, the Azure CLI)"
 
 # The Apple-only code (keychain cache, authentication session, presentation), which no Linux build otherwise
 # compiles: built in Swift 6 mode against the transcribed Apple SDK surface for iOS and for macOS
 # (AppleSurface/README.md), its tests run, and the seeds' iOS view controller type-checked against the package. After
 # the other Swift steps: it rebuilds the MSAL module against the surface.
 scripts/apple-surface.sh
+phase "Apple surface"
 
 # Every libFuzzer target of Fuzz/ for a bounded time (MSAL_FUZZ_SECONDS per target), after the other tests, once
 # their build (started above) is done.
@@ -140,3 +161,4 @@ fi
 grep "fuzz build:" "$fuzz_log" || true
 rm -f "$fuzz_log"
 FUZZ_SKIP_BUILD=1 scripts/fuzz.sh "${MSAL_FUZZ_SECONDS:-10}"
+phase "fuzzing"

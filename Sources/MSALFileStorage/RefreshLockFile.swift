@@ -3,7 +3,8 @@ public import MSALCore
 
 extension MSALFileTokenCacheStorage: MSALTokenCacheRefreshLocking {
     /// Runs `body` holding the refresh lock named `key` in `<cache file>.refresh-lock`, so that processes sharing
-    /// the cache send one token request for the same token (``MSALTokenCacheRefreshLocking``).
+    /// the cache send one token request for the same token (``MSALTokenCacheRefreshLocking``). The lock file exists
+    /// only while a request holds it: its last holder removes it.
     ///
     /// On Linux each key locks its own byte of the file (an open-file-description lock, `F_OFD_SETLK`), so
     /// different tokens are refreshed in parallel; elsewhere, or where the file system refuses such locks, the
@@ -24,6 +25,7 @@ extension MSALFileTokenCacheStorage: MSALTokenCacheRefreshLocking {
 /// One held refresh lock: an open descriptor of the lock file carrying the lock; closing it releases the lock.
 struct RefreshLockFile: Sendable {
     let descriptor: Int32
+    let path: String
 
     /// Linux's `F_OFD_SETLK` (not exported to Swift): a byte-range lock owned by the open file description.
     static let openFileDescriptionSetLock: Int32 = 37
@@ -32,39 +34,81 @@ struct RefreshLockFile: Sendable {
     /// (true) and when it ends (false).
     static func acquire(path: String, key: String, timeout: TimeInterval,
                         waiting: (Bool) -> Void = { _ in }) async throws -> RefreshLockFile {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw MSALFileTokenCacheStorage.failure("open the token refresh lock file \(path)", errno) }
         let deadline = Date().addingTimeInterval(timeout.isFinite ? min(max(timeout, 0), 86_400) : 86_400)
         var waited = false
         defer { if waited { waiting(false) } }
-        do {
-            while true {
-                switch tryLock(fd, offset: offset(for: key)) {
-                case .held:
-                    return RefreshLockFile(descriptor: fd)
-                case .failed(let code):
-                    throw MSALFileTokenCacheStorage.failure("lock the token refresh lock file \(path)", code)
-                case .busy:
-                    if !waited {
-                        waited = true
-                        waiting(true)
+        while true {
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { throw MSALFileTokenCacheStorage.failure("open the token refresh lock file \(path)", errno) }
+            do {
+                lock: while true {
+                    switch tryLock(fd, offset: offset(for: key)) {
+                    case .held:
+                        // The last holder removes the file when it is done (``release()``): a lock taken on a file
+                        // that is no longer at the path is no lock at all; open the path again.
+                        guard stillNamed(fd, path) else { break lock }
+                        return RefreshLockFile(descriptor: fd, path: path)
+                    case .failed(let code):
+                        throw MSALFileTokenCacheStorage.failure("lock the token refresh lock file \(path)", code)
+                    case .busy:
+                        if !waited {
+                            waited = true
+                            waiting(true)
+                        }
+                        guard Date() < deadline else {
+                            throw MSALErrorInfo.tokenCacheLockTimeout(
+                                "Timed out after \(ExternalNumber.clampedInteger(timeout)) seconds waiting for another "
+                                    + "process's token request (\(path)).")
+                        }
+                        try await Task.sleep(nanoseconds: UInt64.random(in: 20_000_000...40_000_000))
                     }
-                    guard Date() < deadline else {
-                        throw MSALErrorInfo.tokenCacheLockTimeout(
-                            "Timed out after \(ExternalNumber.clampedInteger(timeout)) seconds waiting for another "
-                                + "process's token request (\(path)).")
-                    }
-                    try await Task.sleep(nanoseconds: UInt64.random(in: 20_000_000...40_000_000))
                 }
+                close(fd)
+            } catch {
+                close(fd)
+                throw error
             }
-        } catch {
-            close(fd)
-            throw error
         }
     }
 
+    /// Releases the lock. The last holder removes the lock file, so that none is left beside the cache: only when no
+    /// other process holds a byte of it (a lock on the whole file is granted), the path still names it and it is
+    /// empty (the lock files are never written: a file someone else put there is left alone).
     func release() {
+        if RefreshLockFile.tryLockWhole(descriptor), RefreshLockFile.stillNamed(descriptor, path) {
+            var status = stat()
+            if fstat(descriptor, &status) == 0, status.st_size == 0 { unlink(path) }
+        }
         close(descriptor)
+    }
+
+    /// Whether `path` still names the file open as `fd` (same device and inode, not a link).
+    static func stillNamed(_ fd: Int32, _ path: String) -> Bool {
+        var opened = stat()
+        var named = stat()
+        guard fstat(fd, &opened) == 0, lstat(path, &named) == 0 else { return false }
+        return opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
+    }
+
+    /// A non-blocking lock of the whole file, granted only when no other holder has any byte of it (where
+    /// open-file-description locks exist; under `flock` the holder already has the whole file).
+    static func tryLockWhole(_ fd: Int32) -> Bool {
+        #if os(Linux)
+        var range = flock()
+        range.l_type = Int16(F_WRLCK)
+        range.l_whence = Int16(SEEK_SET)
+        range.l_start = 0
+        range.l_len = 0
+        range.l_pid = 0
+        while true {
+            if fcntl(fd, openFileDescriptionSetLock, &range) == 0 { return true }
+            let code = errno
+            if code == EINTR { continue }
+            return code == EINVAL || code == ENOLCK   // not supported: the lock held is a flock of the whole file
+        }
+        #else
+        return true
+        #endif
     }
 
     enum Attempt: Equatable {

@@ -16,12 +16,14 @@ struct RefreshLockingTests {
         let first = MSALEncryptedFileTokenCacheStorage(fileURL: fileURL, keyStore: MemoryKeyStore(), lockTimeout: 2)
         let second = MSALEncryptedFileTokenCacheStorage(fileURL: fileURL, keyStore: MemoryKeyStore(), lockTimeout: 2)
         _ = try await first.withRefreshLock(key: "token", timeout: 1) {
+            #expect(FileManager.default.fileExists(atPath: fileURL.path + ".refresh-lock"))
             await #expect(throws: MSALErrorInfo.self) {
                 try await second.withRefreshLock(key: "token", timeout: 0.2) { }
             }
         }
         let after = try await second.withRefreshLock(key: "token", timeout: 1) { true }
         #expect(after)
-        #expect(FileManager.default.fileExists(atPath: fileURL.path + ".refresh-lock"))
+        // Nothing is left beside the cache once no request holds the lock.
+        #expect(!FileManager.default.fileExists(atPath: fileURL.path + ".refresh-lock"))
     }
 }

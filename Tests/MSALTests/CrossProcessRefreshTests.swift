@@ -83,10 +83,18 @@ struct CrossProcessRefreshTests {
             let other = try await second.withRefreshLock(key: "b", timeout: 1) { 7 }
             #expect(other == 7)
         }
-        // Released when the body returns: free again.
-        let again = try await second.withRefreshLock(key: "a", timeout: 1) { 8 }
+        // Released when the body returns: free again. The lock file is private while it exists, and gone after.
+        let lockFile = directory.appendingPathComponent("cache.json.refresh-lock").path
+        let again = try await second.withRefreshLock(key: "a", timeout: 1) { () -> Int in
+            #expect(FileFacts.permissions(lockFile).map { $0 & 0o777 } == 0o600)
+            return 8
+        }
         #expect(again == 8)
-        #expect(FileFacts.permissions(directory.appendingPathComponent("cache.json.refresh-lock").path).map { $0 & 0o777 } == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: lockFile))
+        // A file someone else put at that path (not empty: never one of the lock files) is used, and left there.
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: lockFile))
+        _ = try await second.withRefreshLock(key: "a", timeout: 1) { 9 }
+        #expect(try String(contentsOfFile: lockFile, encoding: .utf8) == "keep")
     }
 
     @Test func waitingForTheLockEndsWhenTheTaskIsCancelled() async throws {
