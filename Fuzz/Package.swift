@@ -19,6 +19,7 @@ let fuzzTargets: [(name: String, harness: String)] = [
     ("managed-identity", "FuzzHarness"),
     ("certificate-pem", "FuzzHarness"),
     ("pkcs12", "FuzzHarness"),
+    ("broker-answer", "FuzzHarness"),
     ("encrypted-cache", "FuzzHarness"),
     ("pasted-redirect", "FuzzHarness"),
     ("www-authenticate", "FuzzHarness"),

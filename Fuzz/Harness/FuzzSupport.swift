@@ -58,6 +58,7 @@ public enum FuzzHarnesses {
         "managed-identity": ConfidentialFuzzing.managedIdentity,
         "certificate-pem": ConfidentialFuzzing.certificatePEM,
         "pkcs12": ConfidentialFuzzing.pkcs12,
+        "broker-answer": BrokerFuzzing.answer,
         "encrypted-cache": EncryptedCacheFuzzing.header,
         "pasted-redirect": PastedRedirectFuzzing.check,
         "www-authenticate": ChallengeFuzzing.wwwAuthenticate,
