@@ -49,6 +49,7 @@ let package = Package(
         .library(name: "MSALHTTPTransport", targets: ["MSALHTTPTransport"]),
         .library(name: "MSALURLSession", targets: ["MSALURLSession"]),
         .library(name: "MSALLoopback", targets: ["MSALLoopback"]),
+        .library(name: "MSALLinuxBroker", targets: ["MSALLinuxBroker"]),
         .library(name: "MSALEmulator", targets: ["MSALEmulator"]),
         // The emulator without its server: what it answers to a request, for fuzzing and embedding.
         .library(name: "MSALEmulatorCore", targets: ["MSALEmulatorCore"]),
@@ -175,6 +176,12 @@ let package = Package(
         .target(
             name: "MSALSystemBrowser",
             dependencies: ["MSALCore", "MSALSupport", "MSALLoopback"],
+            swiftSettings: swiftSettings
+        ),
+        // The Microsoft identity broker on the D-Bus session bus, through the system's libdbus loaded at run time.
+        .target(
+            name: "MSALLinuxBroker",
+            dependencies: ["MSALCore", "MSALSupport"],
             swiftSettings: swiftSettings
         ),
         // The HTTP client on async-http-client: no redirects, per-request timeouts, cancellation, proxies and
@@ -408,7 +415,7 @@ let package = Package(
             dependencies: [
                 "MSALTestSupport",
                 "MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALEmulatorCore", "MSALSamples",
-                "MSALCertificates", "MSALSecureStorage",
+                "MSALCertificates", "MSALSecureStorage", "MSALLinuxBroker",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -56,6 +56,8 @@ if ! command -v tmux >/dev/null 2>&1 && ! scripts/apt-install.sh "the terminal s
     echo "error: tmux could not be installed; the terminal sign-in tests will fail" >&2
 fi
 export MSAL_TERMINAL_TESTS_REQUIRED=1
+# The broker's D-Bus tests run on private buses (dbus-daemon, installed with the Secret Service packages below).
+export MSAL_DBUS_REQUIRED=1
 
 # A Secret Service (gnome-keyring on a private session bus), libsecret, keyutils, and Debian's Python with PyGObject
 # for msal-extensions' LibsecretPersistence (Debian packages). Once installed, those tests must run.
