@@ -178,10 +178,16 @@ let package = Package(
             dependencies: ["MSALCore", "MSALSupport", "MSALLoopback"],
             swiftSettings: swiftSettings
         ),
-        // The Microsoft identity broker on the D-Bus session bus, through the system's libdbus loaded at run time.
+        // D-Bus through the system's libdbus, loaded at run time: calls and serving, for the broker's client and the
+        // emulated broker alike (Foundation only).
+        .target(
+            name: "MSALDBus",
+            swiftSettings: swiftSettings
+        ),
+        // The Microsoft identity broker on the D-Bus session bus: the transport of the broker port.
         .target(
             name: "MSALLinuxBroker",
-            dependencies: ["MSALCore", "MSALSupport"],
+            dependencies: ["MSALCore", "MSALSupport", "MSALDBus"],
             swiftSettings: swiftSettings
         ),
         // The HTTP client on async-http-client: no redirects, per-request timeouts, cancellation, proxies and
@@ -415,7 +421,7 @@ let package = Package(
             dependencies: [
                 "MSALTestSupport",
                 "MSAL", "MSALCore", "MSALSupport", "MSALFileStorage", "MSALTesting", "MSALEmulator", "MSALEmulatorCore", "MSALSamples",
-                "MSALCertificates", "MSALSecureStorage", "MSALLinuxBroker",
+                "MSALCertificates", "MSALSecureStorage", "MSALLinuxBroker", "MSALDBus",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

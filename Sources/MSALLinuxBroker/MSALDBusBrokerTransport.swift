@@ -1,6 +1,7 @@
 public import Foundation
 public import MSALCore
 import MSALSupport
+import MSALDBus
 
 #if os(Linux)
 /// The Microsoft identity broker on the D-Bus session bus (`com.microsoft.identity.broker1`, object
@@ -77,7 +78,9 @@ public struct MSALDBusBrokerTransport: MSALBrokerTransport {
         let dbus: LibDBus
         switch LibDBus.shared {
         case .success(let loaded): dbus = loaded
-        case .failure(let error): throw error
+        case .failure(let failure):
+            throw MSALErrorInfo.internal(.internalBrokerNotAvailable,
+                                         "The identity broker cannot be used: \(failure.message).", correlationId: correlationId)
         }
         let address = self.address
         let open = OpenConnection()

@@ -5,6 +5,7 @@ import MSALTestSupport
 import Testing
 @testable import MSALCore
 @testable import MSALLinuxBroker
+import MSALDBus
 
 /// A private session bus for one test: `dbus-daemon --session` on a socket in a scratch directory.
 final class PrivateBus: @unchecked Sendable {

@@ -1,5 +1,4 @@
 import Foundation
-import MSALCore
 
 #if os(Linux)
 /// The system's libdbus (`libdbus-1.so.3`), loaded with `dlopen` on first use — the library Microsoft's own broker
@@ -8,9 +7,9 @@ import MSALCore
 ///
 /// libdbus's structures that callers allocate (`DBusError`, `DBusMessageIter`) are opaque here: they get more room
 /// than their documented size, and only `DBusError`'s first two fields (`name`, `message`) are read.
-final class LibDBus: @unchecked Sendable {
-    typealias Connection = OpaquePointer
-    typealias Message = OpaquePointer
+package final class LibDBus: @unchecked Sendable {
+    package typealias Connection = OpaquePointer
+    package typealias Message = OpaquePointer
 
     private typealias ErrorInit = @convention(c) (UnsafeMutableRawPointer?) -> Void
     private typealias ErrorIsSet = @convention(c) (UnsafeRawPointer?) -> UInt32
@@ -38,7 +37,7 @@ final class LibDBus: @unchecked Sendable {
     private typealias ThreadsInit = @convention(c) () -> UInt32
     private typealias GetSocket = @convention(c) (Connection?, UnsafeMutablePointer<Int32>?) -> UInt32
 
-    static let libraryName = "libdbus-1.so.3"
+    package static let libraryName = "libdbus-1.so.3"
     /// `DBUS_TYPE_STRING` ('s').
     static let typeString: Int32 = 115
     /// `DBUS_MESSAGE_TYPE_METHOD_CALL`.
@@ -46,7 +45,7 @@ final class LibDBus: @unchecked Sendable {
     /// `DBUS_NAME_FLAG_DO_NOT_QUEUE`; `DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER` is 1.
     static let doNotQueue: UInt32 = 4
     /// `DBUS_TIMEOUT_INFINITE`.
-    static let infinite: Int32 = 0x7fff_ffff
+    package static let infinite: Int32 = 0x7fff_ffff
 
     private let errorInit: ErrorInit
     private let errorIsSet: ErrorIsSet
@@ -77,19 +76,16 @@ final class LibDBus: @unchecked Sendable {
     private let getSocket: GetSocket
 
     /// The loaded library, or why it could not be loaded (once per process).
-    static let shared: Result<LibDBus, MSALErrorInfo> = Result { try LibDBus() }
-        .mapError { $0 as? MSALErrorInfo ?? .internal(.internalBrokerNotAvailable, "\($0)", correlationId: nil) }
+    package static let shared: Result<LibDBus, Failure> = Result { () throws(Failure) in try LibDBus() }
 
-    private init() throws {
+    private init() throws(Failure) {
         guard let handle = dlopen(Self.libraryName, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "not found"
-            throw MSALErrorInfo.internal(.internalBrokerNotAvailable,
-                                         "\(Self.libraryName) could not be loaded (\(reason)).", correlationId: nil)
+            throw Failure(name: Self.notLoaded, message: "\(Self.libraryName) could not be loaded (\(reason))")
         }
-        func symbol<T>(_ name: String, as type: T.Type) throws -> T {
+        func symbol<T>(_ name: String, as type: T.Type) throws(Failure) -> T {
             guard let pointer = dlsym(handle, name) else {
-                throw MSALErrorInfo.internal(.internalBrokerNotAvailable, "\(Self.libraryName) has no \(name).",
-                                             correlationId: nil)
+                throw Failure(name: Self.notLoaded, message: "\(Self.libraryName) has no \(name)")
             }
             return unsafeBitCast(pointer, to: type)
         }
@@ -124,10 +120,17 @@ final class LibDBus: @unchecked Sendable {
         _ = try symbol("dbus_threads_init_default", as: ThreadsInit.self)()
     }
 
+    /// The error name of a library that could not be loaded.
+    package static let notLoaded = "com.microsoft.identity.msal.LibDBusNotLoaded"
+
     /// A failed libdbus call: the D-Bus error name (such as `org.freedesktop.DBus.Error.ServiceUnknown`) and text.
-    struct Failure: Error, Sendable {
-        var name: String
-        var message: String
+    package struct Failure: Error, Sendable {
+        package var name: String
+        package var message: String
+        package init(name: String, message: String) {
+            self.name = name
+            self.message = message
+        }
     }
 
     /// Runs `body` with an initialised `DBusError`; throws the error it holds afterwards, if any.
@@ -147,7 +150,7 @@ final class LibDBus: @unchecked Sendable {
     }
 
     /// A private connection to the bus at `address`, registered (it has a unique name).
-    func connect(address: String) throws(Failure) -> Connection {
+    package func connect(address: String) throws(Failure) -> Connection {
         guard let connection = try withError({ openPrivate(address, $0) }) else {
             throw Failure(name: "org.freedesktop.DBus.Error.NoServer", message: "no connection")
         }
@@ -161,14 +164,14 @@ final class LibDBus: @unchecked Sendable {
     }
 
     /// Closes and releases a connection (a call blocked on it returns with an error).
-    func close(_ connection: Connection) {
+    package func close(_ connection: Connection) {
         connectionClose(connection)
         connectionUnref(connection)
     }
 
     /// Ends a call blocked on `connection` from another thread, leaving the release to its owner: the connection's
     /// socket is shut down, so the blocked call sees the bus go away (closing the connection alone does not wake it).
-    func interrupt(_ connection: Connection) {
+    package func interrupt(_ connection: Connection) {
         var socket: Int32 = -1
         if getSocket(connection, &socket) != 0, socket >= 0 {
             _ = shutdown(socket, Int32(SHUT_RDWR))
@@ -177,7 +180,7 @@ final class LibDBus: @unchecked Sendable {
 
     /// Calls `interface.method` on `path` at `destination` with string arguments and waits at most `timeout`
     /// milliseconds for the string arguments of the reply.
-    func call(_ connection: Connection, destination: String, path: String, interface: String, method: String,
+    package func call(_ connection: Connection, destination: String, path: String, interface: String, method: String,
               arguments: [String], timeout: Int32) throws(Failure) -> [String] {
         guard let message = newMethodCall(destination, path, interface, method) else {
             throw Failure(name: "org.freedesktop.DBus.Error.NoMemory", message: "no message")
@@ -221,21 +224,21 @@ final class LibDBus: @unchecked Sendable {
     // MARK: - Serving (the emulated broker)
 
     /// Asks for `name`; true when this connection now owns it.
-    func own(_ connection: Connection, name: String) throws(Failure) -> Bool {
+    package func own(_ connection: Connection, name: String) throws(Failure) -> Bool {
         try withError { requestName(connection, name, Self.doNotQueue, $0) } == 1
     }
 
     /// One incoming method call, taken off the connection within `timeout` milliseconds.
-    struct Call {
-        var interface: String
-        var member: String
-        var arguments: [String]
+    package struct Call {
+        package var interface: String
+        package var member: String
+        package var arguments: [String]
         fileprivate var message: Message
     }
 
     /// Waits at most `timeout` ms for traffic, then takes the next method call, if any (other messages are dropped).
     /// Returns false once the connection is closed.
-    func next(_ connection: Connection, timeout: Int32, _ handle: (Call) -> Void) -> Bool {
+    package func next(_ connection: Connection, timeout: Int32, _ handle: (Call) -> Void) -> Bool {
         guard readWrite(connection, timeout) != 0 else { return false }
         while let message = popMessage(connection) {
             defer { messageUnref(message) }
@@ -254,7 +257,7 @@ final class LibDBus: @unchecked Sendable {
     }
 
     /// Answers `call` with string arguments.
-    func reply(_ connection: Connection, to call: Call, _ strings: [String]) {
+    package func reply(_ connection: Connection, to call: Call, _ strings: [String]) {
         guard let reply = newReturn(call.message) else { return }
         defer { messageUnref(reply) }
         append(strings, to: reply)
@@ -263,7 +266,7 @@ final class LibDBus: @unchecked Sendable {
     }
 
     /// Answers `call` with a D-Bus error.
-    func fail(_ connection: Connection, call: Call, name: String, message: String) {
+    package func fail(_ connection: Connection, call: Call, name: String, message: String) {
         guard let reply = newError(call.message, name, message) else { return }
         defer { messageUnref(reply) }
         _ = send(connection, reply, nil)
