@@ -65,7 +65,7 @@ struct BrokerProtocolTests {
 
     @Test func malformedAnswersAreTypedErrors() {
         for data in [Data("not json".utf8), Data("[]".utf8), Data("{}".utf8), Self.tokenAnswer(expiresOn: "soon"),
-                     Self.tokenAnswer(expiresOn: -5), Data(repeating: 32, count: BrokerAnswer.maximumSize + 1)] {
+                     Self.tokenAnswer(expiresOn: -5), Self.tokenAnswer(expiresOn: 10), Data(repeating: 32, count: BrokerAnswer.maximumSize + 1)] {
             #expect(throws: MSALErrorInfo.self) { try BrokerAnswer.token(data, expected: nil, correlationId: nil) }
         }
         #expect(throws: MSALErrorInfo.self) { try BrokerAnswer.accounts(Data(#"{"accounts": 3}"#.utf8), correlationId: nil) }

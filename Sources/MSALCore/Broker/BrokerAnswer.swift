@@ -154,9 +154,10 @@ package enum BrokerAnswer {
         return object
     }
 
-    /// A date from integer milliseconds since the epoch (what the broker sends), within a sane range.
+    /// A date from integer milliseconds since the epoch (what the broker sends), within a sane range: at least one
+    /// second after the epoch (a value under 1000 would round to the epoch itself), before the year 3000.
     static func milliseconds(_ value: JSONValue?) -> Date? {
-        guard let number = value?.doubleValue, number.isFinite, number > 0, number < 32_503_680_000_000 else { return nil }
+        guard let number = value?.doubleValue, number.isFinite, number >= 1000, number < 32_503_680_000_000 else { return nil }
         return Date(timeIntervalSince1970: (number / 1000).rounded(.down))
     }
 
