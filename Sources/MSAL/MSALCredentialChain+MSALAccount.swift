@@ -61,10 +61,9 @@ extension MSALCredentialChain {
     /// The platform's transport, also trusting the certificate authorities of the tool's CA file (Linux), if any.
     private func transport(trusting caFile: String?) throws -> (any MSALHTTPClient)? {
         guard let caFile else { return nil }
-        let path = HomePath.expand(caFile, home: value("HOME"))
-        guard let data = try? OutsideFile.read(path, limit: 1 << 20),
-              let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----") else {
-            throw skipped("the msal tool's CA file \(path) cannot be read as PEM certificates.")
+        let roots = ToolDefaults.trustRootsPEM(at: caFile, home: value("HOME"))
+        guard let pem = roots.pem else {
+            throw skipped("the msal tool's CA file \(roots.path) cannot be read as PEM certificates.")
         }
         #if os(Linux)
         return MSALNIOHTTPClient(additionalTrustRootsPEM: [pem])

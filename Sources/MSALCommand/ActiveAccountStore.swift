@@ -1,5 +1,6 @@
 import Foundation
 import MSALSupport
+import MSAL
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,9 +17,7 @@ struct ActiveAccountStore {
     static let maximumSize = 1 << 20
 
     init(environment: [String: String]) {
-        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
-        file = URL(fileURLWithPath: base).appendingPathComponent("msal").appendingPathComponent("active-accounts.json")
+        file = ToolDefaults.stateDirectory(environment: environment).appendingPathComponent("active-accounts.json")
     }
 
     static func key(clientId: String, cache: String) -> String { "\(clientId) \(cache)" }

@@ -18,10 +18,9 @@ struct ApplicationFactory {
     /// a request is sent, so that a cached token costs no transport).
     func makeHTTPClient() throws -> (any MSALHTTPClient)? {
         guard let path = options.resolvedCAFile else { return nil }
-        let file = URL(fileURLWithPath: HomePath.expand(path))
-        guard let data = try? OutsideFile.read(file.path, limit: 1 << 20),
-              let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----") else {
-            throw CLIError(message: "The CA file \(file.path) cannot be read as PEM certificates.")
+        let roots = ToolDefaults.trustRootsPEM(at: path, home: ProcessConfiguration.environment["HOME"])
+        guard let pem = roots.pem else {
+            throw CLIError(message: "The CA file \(roots.path) cannot be read as PEM certificates.")
         }
         #if os(Linux)
         return MSALNIOHTTPClient(additionalTrustRootsPEM: [pem])

@@ -49,9 +49,7 @@ package struct SignInRecords: Sendable, Equatable {
 
     /// The record file for `environment`.
     package static func location(environment: [String: String]) -> URL {
-        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
-        return URL(fileURLWithPath: base).appendingPathComponent("msal").appendingPathComponent("sign-ins.json")
+        ToolDefaults.stateDirectory(environment: environment).appendingPathComponent("sign-ins.json")
     }
 
     /// The sign-in named by `account` (a user name, case-insensitive, or a home account id), else the active one.

@@ -1,4 +1,5 @@
 import Foundation
+import MSALSupport
 
 /// The defaults of the `msal` tool, shared with the credential chain's msal-account step.
 package enum ToolDefaults {
@@ -7,6 +8,24 @@ package enum ToolDefaults {
     /// scopes are `{resource}/.default` (an individual scope fails with AADSTS65002).
     package static let publicClientId = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
     package static let authority = "https://login.microsoftonline.com/common"
+
+    /// The tool's state directory: `$XDG_STATE_HOME/msal` (an absolute path), else `~/.local/state/msal`.
+    package static func stateDirectory(environment: [String: String]) -> URL {
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
+        return URL(fileURLWithPath: base).appendingPathComponent("msal")
+    }
+
+    /// The certificate authorities of the CA file at `path` (`~` against `home`), as PEM text: at most 1 MiB, with
+    /// at least one certificate block; nil when it cannot be read as such.
+    package static func trustRootsPEM(at path: String, home: String?) -> (path: String, pem: String?) {
+        let file = URL(fileURLWithPath: HomePath.expand(path, home: home)).path
+        guard let data = try? OutsideFile.read(file, limit: 1 << 20),
+              let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----") else {
+            return (file, nil)
+        }
+        return (file, pem)
+    }
 
     /// The client capabilities the tool declares: `cp1` (continuous access evaluation), unless
     /// `MSAL_CLIENT_CAPABILITIES` names others (comma-separated) or none (set and empty). Tokens are cached per

@@ -91,7 +91,7 @@ extension ClientEngine {
         // account's own environment counts only when it is an alias of that cloud.
         let environments = KnownAliases.expand([descriptor.host] + (await resolver.aliases(forEnvironment: descriptor.host)))
         let realms = try await realmsToLookUp(descriptor, requested: authority.descriptor, account: account,
-                                              correlationId: correlationId)
+                                              environments: environments, correlationId: correlationId)
         return UserTokenPlan(engine: self, request: request, account: account,
                              homeAccountId: homeAccountId, authority: authority, descriptor: descriptor,
                              environments: environments, realms: realms)
@@ -100,14 +100,13 @@ extension ClientEngine {
     /// The realms a cached token may be stored under (``AuthorityRules/silentRealms(for:requested:resolvedTenantId:)``):
     /// a domain-named tenant is resolved for its id (once per process).
     private func realmsToLookUp(_ descriptor: AuthorityDescriptor, requested: AuthorityDescriptor, account: MSALAccount,
-                                correlationId: UUID) async throws -> [String] {
+                                environments: [String], correlationId: UUID) async throws -> [String] {
         let rules = descriptor.rules
         var tenantId: String?
         if rules.tenantNeedsResolutionForRealm {
             // The id this cache already knows for the domain costs no request; else the metadata tells it, and the
             // cache keeps it for the next process.
-            let hosts = KnownAliases.expand(await resolver.aliases(forEnvironment: descriptor.host))
-            tenantId = try? cache.read { $0.tenantId(forDomainOf: descriptor, hosts: hosts) }
+            tenantId = try? cache.read { $0.tenantId(forDomainOf: descriptor, hosts: environments) }
             if tenantId == nil {
                 tenantId = try await resolve(descriptor, correlationId: correlationId).tenantId
             }
