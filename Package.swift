@@ -131,6 +131,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .target(name: "MSALHTTPTransport", condition: .when(platforms: [.linux])),
                 .target(name: "MSALSystemBrowser", condition: .when(platforms: [.linux])),
+                .target(name: "MSALLinuxBroker", condition: .when(platforms: [.linux])),
                 .target(name: "MSALURLSession", condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
             ],
             swiftSettings: swiftSettings
@@ -280,6 +281,7 @@ let package = Package(
             dependencies: [
                 "MSALSupport",
                 "MSALEmulatorCore",
+                "MSALDBus",
                 .product(name: "Hummingbird", package: "hummingbird", condition: emulator),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: emulator),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: emulator),

@@ -12,6 +12,7 @@
 #if os(Linux)
 @_exported import MSALHTTPTransport
 @_exported import MSALSystemBrowser
+@_exported import MSALLinuxBroker
 #elseif canImport(Darwin)
 @_exported import MSALURLSession
 #endif

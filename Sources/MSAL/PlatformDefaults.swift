@@ -31,7 +31,9 @@ extension MSALPlatformServices {
     /// - storage: on Linux an `MSALSecureTokenCacheStorage` (the cache encrypted at rest: Secret Service, else an
     ///   encrypted file keyed from the kernel keyring or a key file; plaintext only when allowed), chosen when the
     ///   application is created; on Apple platforms an `MSALKeychainTokenCacheStorage` (the keychain, in MSAL for
-    ///   iOS/macOS's item layout, in the default keychain sharing group).
+    ///   iOS/macOS's item layout, in the default keychain sharing group);
+    /// - broker (Linux): an `MSALDBusBrokerTransport` on the session bus, used only when
+    ///   ``MSALPublicClientApplicationConfig/brokerOptions`` turn the broker on.
     public static var platformDefault: MSALPlatformServices { platformDefault(logger: nil) }
 
     /// This platform's services, with the storage chain (on Linux) logging its choice to `logger` (MSAL's default
@@ -40,10 +42,16 @@ extension MSALPlatformServices {
         logger: Logger?,
         keychainSharingGroup: String = MSALCacheConfig.defaultKeychainSharingGroup()
     ) -> MSALPlatformServices {
-        MSALPlatformServices(httpClient: DeferredHTTPClient(),
-                             webAuthenticator: defaultWebAuthenticator(),
-                             embeddedWebAuthenticator: defaultEmbeddedWebAuthenticator(),
-                             cacheStorage: { defaultCacheStorage(logger: logger, keychainSharingGroup: keychainSharingGroup) })
+        var services = MSALPlatformServices(
+            httpClient: DeferredHTTPClient(), webAuthenticator: defaultWebAuthenticator(),
+            embeddedWebAuthenticator: defaultEmbeddedWebAuthenticator(),
+            cacheStorage: { defaultCacheStorage(logger: logger, keychainSharingGroup: keychainSharingGroup) })
+        #if os(Linux)
+        // The Microsoft identity broker on the session bus, used only when the configuration turns it on
+        // (MSALBrokerOptions.enabledOnLinux).
+        services.brokerTransport = MSALDBusBrokerTransport()
+        #endif
+        return services
     }
 
     private static func defaultCacheStorage(logger: Logger?, keychainSharingGroup: String) -> any MSALTokenCacheStorage {

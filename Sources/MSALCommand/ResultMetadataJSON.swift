@@ -30,6 +30,7 @@ enum ResultMetadataJSON {
         switch source {
         case .cache: return "cache"
         case .identityProvider: return "identity_provider"
+        case .broker: return "broker"
         }
     }
 }

@@ -26,6 +26,7 @@ package final class LibDBus: @unchecked Sendable {
     private typealias IterGetBasic = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
     private typealias IterNext = @convention(c) (UnsafeMutableRawPointer?) -> UInt32
     private typealias MessageVoid = @convention(c) (Message?) -> Void
+    private typealias MessageRef = @convention(c) (Message?) -> Message?
     private typealias RequestName = @convention(c) (Connection?, UnsafePointer<CChar>?, UInt32, UnsafeMutableRawPointer?) -> Int32
     private typealias ReadWrite = @convention(c) (Connection?, Int32) -> UInt32
     private typealias PopMessage = @convention(c) (Connection?) -> Message?
@@ -64,6 +65,7 @@ package final class LibDBus: @unchecked Sendable {
     private let iterGetBasic: IterGetBasic
     private let iterNext: IterNext
     private let messageUnref: MessageVoid
+    private let messageRef: MessageRef
     private let requestName: RequestName
     private let readWrite: ReadWrite
     private let popMessage: PopMessage
@@ -106,6 +108,7 @@ package final class LibDBus: @unchecked Sendable {
         iterGetBasic = try symbol("dbus_message_iter_get_basic", as: IterGetBasic.self)
         iterNext = try symbol("dbus_message_iter_next", as: IterNext.self)
         messageUnref = try symbol("dbus_message_unref", as: MessageVoid.self)
+        messageRef = try symbol("dbus_message_ref", as: MessageRef.self)
         requestName = try symbol("dbus_bus_request_name", as: RequestName.self)
         readWrite = try symbol("dbus_connection_read_write", as: ReadWrite.self)
         popMessage = try symbol("dbus_connection_pop_message", as: PopMessage.self)
@@ -229,7 +232,7 @@ package final class LibDBus: @unchecked Sendable {
     }
 
     /// One incoming method call, taken off the connection within `timeout` milliseconds.
-    package struct Call {
+    package struct Call: @unchecked Sendable {
         package var interface: String
         package var member: String
         package var arguments: [String]
@@ -254,6 +257,18 @@ package final class LibDBus: @unchecked Sendable {
             handle(call)
         }
         return true
+    }
+
+    /// Keeps `call` past the handler of ``next(_:timeout:_:)``, to be answered later from any thread (libdbus's
+    /// connections are thread-safe once its threads are initialised); ``release(_:)`` after answering it.
+    package func keep(_ call: Call) -> Call {
+        _ = messageRef(call.message)
+        return call
+    }
+
+    /// Lets go of a call kept with ``keep(_:)``.
+    package func release(_ call: Call) {
+        messageUnref(call.message)
     }
 
     /// Answers `call` with string arguments.

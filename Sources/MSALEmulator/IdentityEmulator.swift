@@ -39,7 +39,7 @@ public final class IdentityEmulator: Sendable {
     /// Where the Azure Arc endpoint writes its challenge key files.
     public let arcTokenDirectory: URL
 
-    private let core: EmulatorCore
+    let core: EmulatorCore
     private let keys: SigningKeys
     private let faults: FaultTable
     private let tasks: LockedBox<[Task<Void, any Error>]>

@@ -23,14 +23,20 @@ public struct EmulatedTenant: Codable, Sendable, Equatable {
     public var kind: Kind
     /// B2C user-flow policies (only for ``Kind/b2c``), e.g. `B2C_1_signupsignin`.
     public var policies: [B2CPolicy]
+    /// A Conditional Access policy on every user sign-in to this tenant: only tokens obtained through the identity
+    /// broker (bound to the device) pass it; browser, paste-back, device-code and password sign-ins, and refresh
+    /// tokens they got, are refused with Entra's error. Nil (the default): no such policy.
+    public var conditionalAccess: EmulatedConditionalAccess?
 
     /// Creates a tenant.
-    public init(id: String, domains: [String], displayName: String, kind: Kind = .organization, policies: [B2CPolicy] = []) {
+    public init(id: String, domains: [String], displayName: String, kind: Kind = .organization, policies: [B2CPolicy] = [],
+                conditionalAccess: EmulatedConditionalAccess? = nil) {
         self.id = id
         self.domains = domains
         self.displayName = displayName
         self.kind = kind
         self.policies = policies
+        self.conditionalAccess = conditionalAccess
     }
 }
 

@@ -42,6 +42,8 @@ struct RefreshRecord: Sendable {
     var policy: B2CPolicy?
     var authTime: Date
     var expiresAt: Date
+    /// The device the token is bound to (issued through the broker): it passes device-based Conditional Access.
+    var deviceId: String? = nil
 }
 
 struct BrowserSession: Sendable {
@@ -130,6 +132,8 @@ package actor EmulatorCore {
     var sessionRevocations: [String: SessionRevocation] = [:]
     /// Token requests whose `claims` answered a claims challenge (`access_token.nbf`), for `GET /_emulator/stats`.
     var claimsChallengeAnswers = 0
+    /// The emulated broker's state: the accounts signed in on this device and when (``brokerAnswer(_:correlationId:request:issuerBase:approve:)``).
+    var broker = BrokerState()
 
     static let sessionCookie = "ESTSAUTH"
     static let maxEntries = 20_000

@@ -31,6 +31,7 @@ extension EmulatorCore {
                 throw EntraError(error: "unsupported_grant_type", code: 70003, message: "The app requested an unsupported grant type '\(grantType.prefix(128))'.")
             }
             grant.clientAuthenticationClass = client.authenticationClass
+            try enforceConditionalAccess(grant, grantType: grantType)
             noteClaims(request.form["claims"], into: &grant)
             return .json(try issueTokens(grant), headers: [("client-request-id", request.correlationId)])
         } catch let error as EntraError {
@@ -125,11 +126,13 @@ extension EmulatorCore {
         let needed = scopesNeedingConsent(scopes, userId: user.objectId, app: app)
         if !needed.isEmpty { throw EntraError.consentRequired(needed, clientId: app.clientId) }
         refreshTokens.removeValue(forKey: token)
-        return Grant(
+        var grant = Grant(
             app: app, user: user, tenant: tenant, policy: record.policy, scopes: scopes,
             granted: effectiveScopes(scopes, userId: user.objectId, app: app), nonce: nil, authTime: record.authTime,
             wantsClientInfo: request.form["client_info"] == "1", baseURL: request.baseURL
         )
+        grant.deviceId = record.deviceId
+        return grant
     }
 
     func deviceCodeGrant(_ app: EmulatedApplication, _ context: TenantContext, _ request: EmulatorRequest) throws(EntraError) -> Grant {

@@ -20,6 +20,9 @@ struct Grant: Sendable {
     /// Client capabilities (`xms_cc`), such as `cp1`: the access token carries them and can be revoked by a claims
     /// challenge (continuous access evaluation).
     var capabilities: [String] = []
+    /// The device the tokens are bound to (a brokered sign-in): the access token carries it as `deviceid`, a refresh
+    /// token keeps it.
+    var deviceId: String? = nil
 }
 
 extension EmulatorCore {
@@ -92,6 +95,7 @@ extension EmulatorCore {
         ]
         if !scp.isEmpty { accessClaims["scp"] = scp.joined(separator: " ") }
         if !grant.capabilities.isEmpty { accessClaims["xms_cc"] = grant.capabilities }
+        if let deviceId = grant.deviceId { accessClaims["deviceid"] = deviceId }
         accessClaims[EmulatorCore.sessionGenerationClaim] = sessionGeneration(userId: user.objectId)
         if grant.tenant.kind == .organization { accessClaims["upn"] = user.username }
         if let policy = grant.policy { accessClaims["tfp"] = policy.name; accessClaims["sub"] = user.objectId }
@@ -129,7 +133,8 @@ extension EmulatorCore {
             let token = "1.EMU." + Base64URL.random(bytes: 48)
             refreshTokens[token] = RefreshRecord(
                 clientId: grant.app.clientId, familyId: grant.app.familyId, userId: user.objectId, tenantId: grant.tenant.id,
-                policy: grant.policy, authTime: grant.authTime, expiresAt: now.addingTimeInterval(TimeInterval(lifetimes.refreshToken))
+                policy: grant.policy, authTime: grant.authTime, expiresAt: now.addingTimeInterval(TimeInterval(lifetimes.refreshToken)),
+                deviceId: grant.deviceId
             )
             body["refresh_token"] = token
             if isB2C { body["refresh_token_expires_in"] = lifetimes.refreshToken }

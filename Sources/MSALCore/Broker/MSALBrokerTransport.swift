@@ -20,6 +20,16 @@ public protocol MSALBrokerTransport: Sendable {
     ///   bus, no answer in time, died mid-call), ``MSALError/userCanceled`` when the task was cancelled. Never an error
     ///   that carries the request.
     func call(_ method: MSALBrokerMethod, correlationId: UUID, request: Data, interactive: Bool) async throws -> Data
+
+    /// Checks, within a short bound, that a broker is there to answer (before the first call of an application).
+    ///
+    /// - Throws: ``MSALInternalError/internalBrokerNotAvailable`` when none answers.
+    func ping() async throws
+}
+
+extension MSALBrokerTransport {
+    /// No check: the first call tells.
+    public func ping() async throws {}
 }
 
 /// The methods of the Linux broker's D-Bus interface `com.microsoft.identity.Broker1`, by their D-Bus names.

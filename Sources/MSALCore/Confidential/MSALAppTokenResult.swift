@@ -6,6 +6,8 @@ public enum MSALTokenSource: String, Sendable {
     case cache
     /// The identity provider (or the managed identity endpoint).
     case identityProvider
+    /// The device's identity broker (``MSALBrokerOptions``).
+    case broker
 }
 
 /// A token an application got as itself (client credentials, managed identity): no account, no id token.

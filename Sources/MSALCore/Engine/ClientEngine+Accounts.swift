@@ -12,16 +12,7 @@ extension ClientEngine {
     /// The accounts matching `parameters`.
     func accounts(matching parameters: MSALAccountEnumerationParameters,
                   cache: (any TokenCachePort)? = nil) throws -> [MSALAccount] {
-        try allAccounts(onlySignedIn: parameters.returnOnlySignedInAccounts, cache: cache).filter { account in
-            if let identifier = parameters.identifier, account.identifier?.lowercased() != identifier.lowercased() { return false }
-            if let username = parameters.username,
-               account.username?.caseInsensitiveCompare(username) != .orderedSame { return false }
-            if let profileId = parameters.tenantProfileIdentifier,
-               !(account.tenantProfiles ?? []).contains(where: { $0.identifier?.lowercased() == profileId.lowercased() }) {
-                return false
-            }
-            return true
-        }
+        try allAccounts(onlySignedIn: parameters.returnOnlySignedInAccounts, cache: cache).filter(parameters.matches)
     }
 
     /// Removes this application's refresh tokens (and its family's) for `account`, the account's access and id
@@ -106,5 +97,18 @@ extension ClientEngine {
         }
         return [MSALAccount(username: username, homeAccountId: homeAccountId, environment: first.environment,
                             tenantProfiles: profiles, claims: homeClaims)]
+    }
+}
+
+extension MSALAccountEnumerationParameters {
+    /// Whether `account` passes these filters (home account id, user name, tenant profile).
+    func matches(_ account: MSALAccount) -> Bool {
+        if let identifier, account.identifier?.lowercased() != identifier.lowercased() { return false }
+        if let username, account.username?.caseInsensitiveCompare(username) != .orderedSame { return false }
+        if let profileId = tenantProfileIdentifier,
+           !(account.tenantProfiles ?? []).contains(where: { $0.identifier?.lowercased() == profileId.lowercased() }) {
+            return false
+        }
+        return true
     }
 }

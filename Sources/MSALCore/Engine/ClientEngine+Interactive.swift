@@ -52,8 +52,6 @@ extension ClientEngine {
         if !request.extraScopesToConsent.isEmpty {
             try Scopes.validate(request.extraScopesToConsent, correlationId: correlationId)
         }
-        let authenticator = try userAgent(request.webviewParameters, own: request.authenticator,
-                                          purpose: "to show the sign-in pages", correlationId: correlationId)
         let started = interactiveRunning.withLock { running -> Bool in
             if running { return false }
             running = true
@@ -66,6 +64,10 @@ extension ClientEngine {
         defer { interactiveRunning.set(false) }
 
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
+        // The device's identity broker signs the user in when the application uses one and it answers.
+        if let result = try await brokerInteractive(request, authority: authority) { return result }
+        let authenticator = try userAgent(request.webviewParameters, own: request.authenticator,
+                                          purpose: "to show the sign-in pages", correlationId: correlationId)
         let resolved = try await resolve(authority.descriptor, correlationId: correlationId)
         let verifier = PKCE.makeVerifier()
         let extraQuery = settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
@@ -110,6 +112,7 @@ extension ClientEngine {
                  extraQueryParameters: [String: String]?, correlationId: UUID,
                  cache: (any TokenCachePort)? = nil) async throws -> URL? {
         try await remove(account, everyClient: wipeAccount, cache: cache ?? self.cache)
+        await brokerSignOut(account, correlationId: correlationId)
         guard fromBrowser else { return nil }
         let resolved = try await resolve(settings.authority.descriptor, correlationId: correlationId)
         guard let endSession = resolved.metadata.endSessionEndpoint else { return nil }

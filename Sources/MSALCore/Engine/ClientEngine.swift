@@ -26,6 +26,8 @@ final class ClientEngine: Sendable {
     let acquisition: TokenAcquisition
     /// The platform's user agent, for interactive calls that bring none.
     let defaultAuthenticator: (any MSALWebAuthenticator)?
+    /// The device's identity broker, when the application uses one (``MSALBrokerOptions``).
+    let broker: BrokerClient?
     /// The platform's embedded web view, for calls that ask for one (``MSALWebviewType/wkWebView``).
     let embeddedAuthenticator: (any MSALWebAuthenticator)?
     /// Where interactive sign-ins are registered for cancellation: the process's, except in tests.
@@ -52,7 +54,7 @@ final class ClientEngine: Sendable {
     init(settings: EngineSettings, http: any MSALHTTPClient, clock: any MSALClock, cache: DocumentCachePort,
          defaultAuthenticator: (any MSALWebAuthenticator)? = nil,
          embeddedAuthenticator: (any MSALWebAuthenticator)? = nil, resolver: AuthorityResolver = AuthorityResolver(),
-         sessions: InteractiveSessions = .process) {
+         sessions: InteractiveSessions = .process, broker: (any MSALBrokerTransport)? = nil) {
         self.settings = settings
         self.sessions = sessions
         self.defaultAuthenticator = defaultAuthenticator
@@ -64,6 +66,7 @@ final class ClientEngine: Sendable {
         self.resolver = resolver
         self.policy = CachedTokenPolicy(expirationBuffer: settings.tokenExpirationBuffer,
                                         extendedLifetimeEnabled: settings.extendedLifetimeEnabled)
+        self.broker = broker.map { BrokerClient(transport: $0, clock: clock, log: settings.log) }
         self.acquisition = TokenAcquisition(policy: policy, clock: clock, log: settings.log, flights: SingleFlight())
     }
 

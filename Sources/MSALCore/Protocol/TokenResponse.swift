@@ -104,6 +104,18 @@ struct OAuthErrorBody: Sendable {
                               subError: parameters["error_subcode"] ?? parameters["suberror"], errorCodes: codes)
     }
 
+    /// Entra's errors for a Conditional Access policy that only a managed device's sign-in passes: a compliant or
+    /// registered device (53000, 53001, 53003), token protection (530084).
+    static let deviceErrorCodes: Set<String> = ["53000", "53001", "53003", "530084"]
+
+    /// What to do about a device or token-protection policy error: sign in through the device's identity broker.
+    static func brokerGuidance(_ codes: [String]) -> String? {
+        guard codes.contains(where: deviceErrorCodes.contains) else { return nil }
+        return "The tenant's Conditional Access requires a managed device or token protection: sign in through the "
+            + "device's identity broker (MSALBrokerOptions; on Linux the Microsoft identity broker, installed with "
+            + "Intune or the microsoft-identity-broker package and registered with Entra)."
+    }
+
     /// Whether the error means the user must sign in again interactively.
     var requiresInteraction: Bool {
         ["invalid_grant", "interaction_required", "login_required", "consent_required"].contains(error)
@@ -140,6 +152,7 @@ struct OAuthErrorBody: Sendable {
                 result = MSALErrorInfo(.serverError, description: description)
             }
         }
+        if let guidance = Self.brokerGuidance(errorCodes) { result.errorDescription += " " + guidance }
         result.oauthError = error
         result.oauthSubError = subError
         result.stsErrorCodes = errorCodes.isEmpty ? nil : errorCodes

@@ -22,6 +22,9 @@ public struct MSALPlatformServices: Sendable {
     public var embeddedWebAuthenticator: (any MSALWebAuthenticator)?
     /// Makes the storage used when ``MSALCacheConfig/storage`` is nil.
     public var cacheStorage: @Sendable () -> any MSALTokenCacheStorage
+    /// The way to the device's identity broker, used when ``MSALPublicClientApplicationConfig/brokerOptions`` turn it
+    /// on without a transport of their own: on Linux, the `MSAL` module's D-Bus transport. `nil`: no broker.
+    public var brokerTransport: (any MSALBrokerTransport)? = nil
 
     /// Creates platform services. The default storage keeps tokens in memory only.
     public init(httpClient: any MSALHTTPClient, webAuthenticator: (any MSALWebAuthenticator)? = nil,

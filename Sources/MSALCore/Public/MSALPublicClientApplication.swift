@@ -62,7 +62,8 @@ public class MSALPublicClientApplication: @unchecked Sendable {
         engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,
                               clock: snapshot.clock ?? MSALSystemClock(), cache: DocumentCachePort(store: store),
                               defaultAuthenticator: platform.webAuthenticator,
-                              embeddedAuthenticator: platform.embeddedWebAuthenticator, sessions: sessions)
+                              embeddedAuthenticator: platform.embeddedWebAuthenticator, sessions: sessions,
+                              broker: snapshot.brokerOptions.transport(platform: platform.brokerTransport))
         configurationCopy = snapshot
     }
 
@@ -178,21 +179,28 @@ public class MSALPublicClientApplication: @unchecked Sendable {
         try accountCall { try engine.accounts(matching: parameters) }
     }
 
-    /// The accounts matching `parameters` (the cache is this application's only account source here).
+    /// The accounts matching `parameters`: those of the cache and, when the application uses the device's identity
+    /// broker (``MSALBrokerOptions``), those the broker holds for it.
     public func accountsFromDevice(for parameters: MSALAccountEnumerationParameters,
                                    completionBlock: @escaping MSALAccountsCompletionBlock) {
         let queue = Self.completionQueue(parameters)
-        do {
-            let accounts = try accounts(for: parameters)
-            CompletionBridge.async(on: queue) { completionBlock(accounts, nil) }
-        } catch {
-            CompletionBridge.async(on: queue) { completionBlock(nil, error) }
+        CompletionBridge.deliver(on: queue, to: completionBlock) {
+            try await self.accountsFromDevice(for: parameters)
         }
     }
 
     /// The accounts matching `parameters` (the `async` form of ``accountsFromDevice(for:completionBlock:)``).
     public func accountsFromDevice(for parameters: MSALAccountEnumerationParameters) async throws -> [MSALAccount] {
-        try accounts(for: parameters)
+        let cached = try accounts(for: parameters)
+        let correlationId = CorrelationID.next()
+        let brokered = try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [engine] in
+            try await engine.brokerAccounts(correlationId: correlationId)
+        }
+        let known = Set(cached.compactMap { $0.identifier?.lowercased() })
+        return cached + brokered.filter { account in
+            guard let id = account.identifier?.lowercased(), !known.contains(id) else { return false }
+            return parameters.matches(account)
+        }
     }
 
     /// Removes the account's tokens for this application from the cache. Other applications' tokens stay.

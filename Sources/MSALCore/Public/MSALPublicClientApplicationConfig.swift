@@ -73,6 +73,9 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
     @MSALLocked public var httpClient: (any MSALHTTPClient)?
     /// The clock MSAL reads for expiry decisions. `nil` selects the system clock.
     @MSALLocked public var clock: (any MSALClock)?
+    /// Whether sign-ins go through the device's identity broker (on Linux, the Microsoft identity broker over
+    /// D-Bus): off by default on Linux, as in MSAL for Python and .NET. See ``MSALBrokerOptions``.
+    @MSALLocked public var brokerOptions: MSALBrokerOptions = MSALBrokerOptions()
     /// The swift-log `Logger` the application writes to, with the correlation id of each request as metadata
     /// (`msal.correlation_id`). `nil` selects `Logger(label: "com.microsoft.identity.msal")`. MSAL's level,
     /// masking and callback (``MSALGlobalConfig/loggerConfig``) apply on top, as they were when the application
@@ -125,6 +128,7 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
         copy.extraQueryParameters = other.extraQueryParameters
         copy.httpClient = other.httpClient
         copy.clock = other.clock
+        copy.brokerOptions = other.brokerOptions
         copy.logger = other.logger
         copy.loggerConfig = other.loggerConfig
         copy.cacheConfig.keychainSharingGroup = other.cacheConfig.keychainSharingGroup

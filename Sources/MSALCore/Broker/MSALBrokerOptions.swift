@@ -1,0 +1,45 @@
+/// Whether and how an application signs users in through the device's identity broker — on Linux, the Microsoft
+/// identity broker (`com.microsoft.identity.broker1` on the D-Bus session bus), which Intune-managed and
+/// Entra-registered Linux desktops run. The broker holds a device-bound session (the primary refresh token): its
+/// tokens pass Conditional Access that requires a compliant or registered device, or token protection, which refuses
+/// browser and device-code sign-ins (AADSTS53000, AADSTS53003, AADSTS530084); and one sign-in serves every app of the
+/// device.
+///
+/// Off by default on Linux, as in MSAL for Python (`enable_broker_on_linux`) and MSAL.NET (`BrokerOptions`):
+///
+/// ```swift
+/// let config = MSALPublicClientApplicationConfig(clientId: "<client id>")
+/// config.brokerOptions = MSALBrokerOptions(enabledOnLinux: true)
+/// ```
+///
+/// With the broker on, interactive sign-ins go to the broker's own window; silent requests answer from the cache
+/// first, then ask the broker; ``MSALResultMetadata/tokenSource`` says ``MSALTokenSource/broker`` for a token it
+/// gave. When no broker answers (none installed, no session bus, no answer within 5 s), the application logs why and
+/// uses its own flows (the browser, the refresh token), as MSAL for Python does. Public client applications with a
+/// Microsoft Entra authority only: B2C, ADFS and External ID (CIAM) authorities never use the broker.
+public struct MSALBrokerOptions: Sendable {
+    /// Whether the Microsoft identity broker is used on Linux. Default false.
+    public var enabledOnLinux: Bool
+    /// The way to the broker, when not the platform's own (the D-Bus session bus on Linux, with the `MSAL` module).
+    /// Setting one turns the broker on, on any platform: for tests against an emulated broker, or a broker reached
+    /// another way.
+    public var transport: (any MSALBrokerTransport)?
+
+    /// Broker options: off unless `enabledOnLinux` or a `transport` is given.
+    public init(enabledOnLinux: Bool = false, transport: (any MSALBrokerTransport)? = nil) {
+        self.enabledOnLinux = enabledOnLinux
+        self.transport = transport
+    }
+
+    /// The transport to use with `platform`'s, or nil when the broker is off (``MSALGlobalConfig/brokerAvailability``
+    /// `.none` turns it off everywhere).
+    func transport(platform: (any MSALBrokerTransport)?) -> (any MSALBrokerTransport)? {
+        guard MSALGlobalConfig.brokerAvailability != .none else { return nil }
+        if let transport { return transport }
+        #if os(Linux)
+        return enabledOnLinux ? platform : nil
+        #else
+        return nil
+        #endif
+    }
+}
