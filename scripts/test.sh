@@ -58,6 +58,13 @@ fi
 export MSAL_TERMINAL_TESTS_REQUIRED=1
 # The broker's D-Bus tests run on private buses (dbus-daemon, installed with the Secret Service packages below).
 export MSAL_DBUS_REQUIRED=1
+# Microsoft's broker runtime (pymsalruntime, in requirements.txt) against the emulated broker: its library needs
+# WebKitGTK and libsoup (Debian packages) to load. Once installed, the test must run.
+if ! ldconfig -p 2>/dev/null | grep -q 'libwebkit2gtk-4.1.so.0' \
+    && ! scripts/apt-install.sh "Microsoft's broker runtime (pymsalruntime)" libwebkit2gtk-4.1-0 libsoup-3.0-0; then
+    echo "error: WebKitGTK could not be installed; the pymsalruntime broker test will fail" >&2
+fi
+export MSAL_BROKER_REQUIRED=1
 
 # A Secret Service (gnome-keyring on a private session bus), libsecret, keyutils, and Debian's Python with PyGObject
 # for msal-extensions' LibsecretPersistence (Debian packages). Once installed, those tests must run.

@@ -37,6 +37,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON object describing the running emulator as the first line.")
     var json = false
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Also play the Microsoft identity broker on the session bus (DBUS_SESSION_BUS_ADDRESS).",
+        discussion: "Owns com.microsoft.identity.broker1 and answers broker clients (MSAL with MSALBrokerOptions, MSAL for Python with enable_broker_on_linux) from the emulator. Sign-ins are approved by --auto-approve's user, else asked for on this terminal."))
+    var broker = false
+
     func validate() throws {
         guard (0...65535).contains(port), (0...65535).contains(httpPort) else {
             throw ValidationError("Ports must be between 0 and 65535.")
@@ -55,9 +60,18 @@ struct ServeCommand: AsyncParsableCommand {
         // as it reads that line still gets a clean stop (listeners closed, temporary files removed).
         let termination = Self.TerminationSignals()
         let emulator = try await IdentityEmulator.start(configuration, caDirectory: caDirectory.map { URL(fileURLWithPath: $0) })
+        var brokerService: EmulatedIdentityBroker?
+        if broker {
+            do {
+                brokerService = try Self.startBroker(emulator, autoApprove: configuration.autoApproveUsername)
+            } catch {
+                await emulator.stop()
+                throw error
+            }
+        }
         let text: String
         if json {
-            text = emulator.summaryJSON
+            text = Self.summary(emulator.summaryJSON, brokerBus: brokerService?.busAddress)
         } else {
             text = """
             Identity platform emulator running
@@ -69,13 +83,23 @@ struct ServeCommand: AsyncParsableCommand {
               User:      \(emulator.username) / \(emulator.password)
               Managed identity (App Service): \(emulator.identityEndpointURL.absoluteString) (header in --json)
               Managed identity (IMDS host):   \(emulator.imdsURL.absoluteString)
-            Press Ctrl-C to stop.
+            \(brokerService.map { "  Broker:    \(EmulatedIdentityBroker.busName) on \($0.busAddress)\n" } ?? "")Press Ctrl-C to stop.
             """
         }
         // Unbuffered, so that a parent process reading the first line sees it at once.
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
         await termination.wait()
+        brokerService?.stop()
         await emulator.stop()
+    }
+
+    /// The summary JSON with the broker's bus address (`broker_bus_address`) when it runs.
+    static func summary(_ json: String, brokerBus: String?) -> String {
+        guard let brokerBus, var object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+        else { return json }
+        object["broker_bus_address"] = brokerBus
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return json }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// SIGINT and SIGTERM, caught from when this is made (their default action, ending the process, is turned off).
