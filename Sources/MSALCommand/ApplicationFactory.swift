@@ -51,6 +51,7 @@ struct ApplicationFactory {
         }
         if !known.isEmpty { configuration.knownAuthorities = known }
         configuration.cacheConfig.storage = cache.storage
+        configuration.brokerOptions = MSALBrokerOptions(enabledOnLinux: options.settings.usesBroker)
         return try MSALPublicClientApplication(configuration: configuration)
     }
 
@@ -77,7 +78,8 @@ struct ApplicationFactory {
         records.accounts[id] = SignInRecords.Entry(
             username: account.username, clientId: options.signInClientId, authority: options.resolvedAuthority,
             caFile: absolute(options.resolvedCAFile), graphEndpoint: options.explicitGraphEndpoint,
-            cache: absolute(options.resolvedCache), knownAuthorities: known.isEmpty ? nil : known)
+            cache: absolute(options.resolvedCache), knownAuthorities: known.isEmpty ? nil : known,
+            broker: options.settings.usesBroker ? true : nil)
         records.active = id
         do {
             try records.save(file)

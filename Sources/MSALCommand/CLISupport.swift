@@ -110,8 +110,13 @@ enum CLI {
                     + "{resource}/.default (as in --scopes https://graph.microsoft.com/.default), or pass --client-id for your "
                     + "own app registration."
             }
+            // A device or token-protection policy: only a sign-in through the device's identity broker passes it.
+            let needsBroker = !(error.stsErrorCodes ?? []).filter(["53000", "53001", "53003", "530084"].contains).isEmpty
             let code = CLIExit.code(for: error)
             switch code {
+            case CLIExit.interactionRequired where needsBroker:
+                text += " Sign in with `\(loginCommand) --broker` on a device registered with Microsoft Entra (Intune "
+                    + "enrollment installs the Microsoft identity broker)."
             case CLIExit.interactionRequired: text += " Sign in with `\(loginCommand)`."
             case CLIExit.signInNotCompleted: break
             default:

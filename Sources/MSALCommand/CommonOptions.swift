@@ -48,6 +48,9 @@ struct CommonOptions: ParsableArguments {
             help: ArgumentHelp("Seconds to wait for each answer from the identity provider or Graph before giving up, a token request's retries included (env MSAL_TIMEOUT). Default: 30.", valueName: "seconds"))
     var timeout: String?
 
+    @Flag(name: .long, help: "Sign in and get tokens through the device's identity broker (Linux: the Microsoft identity broker; env MSAL_BROKER=1). A sign-in made so keeps using it.")
+    var broker = false
+
     @Flag(name: .long, help: "Write results as JSON (env MSAL_JSON=1).")
     var json = false
 
@@ -82,6 +85,7 @@ struct CommonOptions: ParsableArguments {
         given.graphEndpoint = graphEndpoint ?? given.graphEndpoint
         given.account = account ?? given.account
         if !knownAuthorities.isEmpty { given.knownAuthorities = knownAuthorities }
+        if broker { given.broker = true }
         return ToolSettings(given: given, profile: selectedProfile?.profile, records: ProcessConfiguration.signIns)
     }
 

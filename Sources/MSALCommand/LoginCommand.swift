@@ -73,7 +73,7 @@ struct LoginCommand: AsyncParsableCommand {
             let result: MSALResult
             if emulatorAutoApprove {
                 result = try await autoApprovedSignIn(application, httpClient: httpClient)
-            } else if step.method == .deviceCode {
+            } else if step.method == .deviceCode, !options.settings.usesBroker {
                 if request == .automatic { CLI.err("No browser can show here (\(step.reason)).") }
                 result = try await Self.deviceCodeSignIn(application, options: options)
             } else {
@@ -88,7 +88,11 @@ struct LoginCommand: AsyncParsableCommand {
             if options.wantsJSON {
                 CLI.out(CLI.jsonLine(Describe.signIn(result)))
             } else {
-                CLI.out("Signed in as \(result.account.username ?? result.account.identifier ?? "(unknown)").")
+                let through = result.metadata.tokenSource == .broker ? " through the identity broker" : ""
+                CLI.out("Signed in as \(result.account.username ?? result.account.identifier ?? "(unknown)")\(through).")
+                if options.settings.usesBroker, result.metadata.tokenSource != .broker {
+                    CLI.err("No identity broker answered on the session bus: signed in without it.")
+                }
                 let protection = factory.cache.protectionSummary
                 CLI.err("The sign-in is in \(protection.location) (\(protection.tier), "
                         + "\(protection.encrypted ? "encrypted" : "not encrypted")): \(protection.lifetime).")

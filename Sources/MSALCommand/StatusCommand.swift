@@ -10,8 +10,9 @@ struct StatusCommand: AsyncParsableCommand {
         discussion: """
         Lists each signed-in account (the active one marked), its tenants, its cached access tokens (scopes, tenant, \
         expiry) and whether it has a refresh token; the configuration profile, client id and authority in use; the \
-        cache location and its protection (Secret Service, kernel keyring or key file encryption, or plaintext). \
-        Never prints a token. Makes no network request.
+        cache location and its protection (Secret Service, kernel keyring or key file encryption, or plaintext); the \
+        device's identity broker (present, version, the accounts it holds, whether it is used). Never prints a token. \
+        Makes no network request.
 
         Examples:
           msal status
@@ -31,6 +32,7 @@ struct StatusCommand: AsyncParsableCommand {
             let inventory = CacheInventory.read(try? factory.cache.storage.read()?.data, clientId: options.signInClientId)
             let protection = factory.cache.protectionSummary
             let now = Date()
+            let broker = await BrokerStatus.probe(clientId: options.signInClientId, inUse: options.settings.usesBroker)
             var described: [[String: Any]] = []
             for account in accounts {
                 var object = Describe.account(account)
@@ -57,11 +59,13 @@ struct StatusCommand: AsyncParsableCommand {
                     "config_file": ProcessConfiguration.file.path,
                 ]
                 object["profile"] = options.selectedProfile?.name ?? NSNull()
+                object["broker"] = broker.json
                 object["active_account"] = active.map(Describe.account) ?? NSNull()
                 CLI.out(CLI.jsonLine(object))
                 return
             }
             printText(accounts: described, protection: protection, now: now)
+            CLI.out(broker.line)
         }
     }
 

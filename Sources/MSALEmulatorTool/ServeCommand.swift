@@ -98,7 +98,8 @@ struct ServeCommand: AsyncParsableCommand {
         guard let brokerBus, var object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
         else { return json }
         object["broker_bus_address"] = brokerBus
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return json }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return json }
         return String(decoding: data, as: UTF8.self)
     }
 

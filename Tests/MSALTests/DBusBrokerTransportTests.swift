@@ -7,36 +7,6 @@ import Testing
 @testable import MSALLinuxBroker
 import MSALDBus
 
-/// A private session bus for one test: `dbus-daemon --session` on a socket in a scratch directory.
-final class PrivateBus: @unchecked Sendable {
-    let process = Process()
-    let address: String
-    let directory: URL
-
-    /// Whether the tests must run (the test command installs dbus); otherwise they are skipped without it.
-    static var required: Bool { ProcessInfo.processInfo.environment["MSAL_DBUS_REQUIRED"] == "1" }
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon") }
-
-    init() async throws {
-        directory = ScratchDirectory.path("private-bus")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let socket = directory.appendingPathComponent("bus").path
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(socket)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        address = "unix:path=\(socket)"
-        try await eventually(within: 10, "the bus socket") { FileManager.default.fileExists(atPath: socket) }
-    }
-
-    /// Ends the daemon (SIGKILL: dbus-daemon keeps running on SIGTERM; Foundation reaps it). No wait:
-    /// `waitUntilExit` spins on a run loop that a test task does not run.
-    func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-}
-
 /// A stand-in broker owning the broker's name on a private bus, answering each call with `answer` (or not at all
 /// when it returns nil), on a thread of its own.
 final class StandInBroker: @unchecked Sendable {

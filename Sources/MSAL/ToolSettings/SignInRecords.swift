@@ -21,9 +21,13 @@ package struct SignInRecords: Sendable, Equatable {
         package var graphEndpoint: String?
         package var cache: String?
         package var knownAuthorities: [String]?
+        /// Signed in through the device's identity broker.
+        package var broker: Bool?
 
         package init(username: String?, clientId: String, authority: String, caFile: String? = nil,
-                     graphEndpoint: String? = nil, cache: String? = nil, knownAuthorities: [String]? = nil) {
+                     graphEndpoint: String? = nil, cache: String? = nil, knownAuthorities: [String]? = nil,
+                     broker: Bool? = nil) {
+            self.broker = broker
             self.username = username
             self.clientId = clientId
             self.authority = authority
@@ -75,7 +79,8 @@ package struct SignInRecords: Sendable, Equatable {
             records.accounts[id] = Entry(
                 username: fields["username"] as? String, clientId: clientId, authority: authority,
                 caFile: fields["ca_file"] as? String, graphEndpoint: fields["graph_endpoint"] as? String,
-                cache: fields["cache"] as? String, knownAuthorities: fields["known_authorities"] as? [String])
+                cache: fields["cache"] as? String, knownAuthorities: fields["known_authorities"] as? [String],
+                broker: fields["broker"] as? Bool)
         }
         return records
     }
@@ -91,6 +96,7 @@ package struct SignInRecords: Sendable, Equatable {
             fields["graph_endpoint"] = entry.graphEndpoint
             fields["cache"] = entry.cache
             fields["known_authorities"] = entry.knownAuthorities
+            if entry.broker == true { fields["broker"] = true }
             return fields
         }
         do {

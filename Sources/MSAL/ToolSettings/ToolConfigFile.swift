@@ -19,10 +19,13 @@ package struct CLIProfile: Sendable, Equatable {
     package var graphEndpoint: String?
     package var caFile: String?
     package var knownAuthorities: [String]?
+    /// Sign in through the device's identity broker (`"broker": true`).
+    package var broker: Bool?
 
     package init(clientId: String? = nil, authority: String? = nil, tenant: String? = nil, scopes: [String]? = nil,
                  cache: String? = nil, redirectUri: String? = nil, graphEndpoint: String? = nil, caFile: String? = nil,
-                 knownAuthorities: [String]? = nil) {
+                 knownAuthorities: [String]? = nil, broker: Bool? = nil) {
+        self.broker = broker
         self.clientId = clientId
         self.authority = authority
         self.tenant = tenant
@@ -58,7 +61,7 @@ package struct CLIConfigFile: Sendable, Equatable {
     package static let empty = CLIConfigFile(defaultProfile: nil, profiles: [:])
     package static let maximumSize = 1 << 20
     package static let profileFields: Set<String> = ["client_id", "authority", "tenant", "scopes", "cache", "redirect_uri",
-                                             "graph_endpoint", "ca_file", "known_authorities"]
+                                             "graph_endpoint", "ca_file", "known_authorities", "broker"]
 
     /// Where the file is for `environment`.
     package static func location(environment: [String: String]) -> URL {
@@ -133,10 +136,17 @@ package struct CLIConfigFile: Sendable, Equatable {
             }
             return texts
         }
+        var broker: Bool?
+        if let value = fields["broker"] {
+            guard let flag = value as? Bool else {
+                throw fail("\(name).broker must be true or false.")
+            }
+            broker = flag
+        }
         return CLIProfile(clientId: try string("client_id"), authority: try string("authority"), tenant: try string("tenant"),
                           scopes: try list("scopes"), cache: try string("cache"), redirectUri: try string("redirect_uri"),
                           graphEndpoint: try string("graph_endpoint"), caFile: try string("ca_file"),
-                          knownAuthorities: try list("known_authorities"))
+                          knownAuthorities: try list("known_authorities"), broker: broker)
     }
 
     /// The profile named `name`, else the default one; nil when the file has none to offer.

@@ -16,9 +16,13 @@ package struct ToolSettings: Sendable {
         package var graphEndpoint: String?
         package var account: String?
         package var knownAuthorities: [String]?
+        /// Sign in through the device's identity broker (`--broker`, `MSAL_BROKER=1`).
+        package var broker: Bool?
 
         package init(clientId: String? = nil, authority: String? = nil, cache: String? = nil, caFile: String? = nil,
-                     graphEndpoint: String? = nil, account: String? = nil, knownAuthorities: [String]? = nil) {
+                     graphEndpoint: String? = nil, account: String? = nil, knownAuthorities: [String]? = nil,
+                     broker: Bool? = nil) {
+            self.broker = broker
             self.clientId = clientId
             self.authority = authority
             self.cache = cache
@@ -37,7 +41,7 @@ package struct ToolSettings: Sendable {
                          account: value("MSAL_ACCOUNT"),
                          knownAuthorities: value("MSAL_KNOWN_AUTHORITIES").map {
                              $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                         })
+                         }, broker: value("MSAL_BROKER").map { ["1", "true", "yes"].contains($0.lowercased()) })
         }
     }
 
@@ -68,6 +72,9 @@ package struct ToolSettings: Sendable {
     package var caFile: String? { given.caFile ?? profile.caFile ?? recorded?.caFile }
     package var explicitGraphEndpoint: String? { given.graphEndpoint ?? profile.graphEndpoint ?? recorded?.graphEndpoint }
     package var knownAuthorities: [String] { given.knownAuthorities ?? profile.knownAuthorities ?? recorded?.knownAuthorities ?? [] }
+    /// Whether to sign in and get tokens through the device's identity broker: given, in the profile, or how the
+    /// recorded sign-in was made. Default false.
+    package var usesBroker: Bool { given.broker ?? profile.broker ?? recorded?.broker ?? false }
 
     /// The settings of `environment` alone, as the credential chain sees them: its configuration file's profile
     /// (MSAL_PROFILE, else the default one) and its sign-in records. A configuration file that cannot be used is an

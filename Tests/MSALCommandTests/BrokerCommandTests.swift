@@ -1,0 +1,59 @@
+#if os(Linux)
+import Foundation
+import MSALTestSupport
+import Testing
+import MSALEmulator
+
+/// `msal` and the device's identity broker, against the emulator playing the broker on a private session bus: a
+/// tenant that requires a compliant device refuses the browser sign-in with the way out, `msal login --broker`
+/// passes, later commands keep using the broker, and `msal status` shows it.
+@Suite("msal with the identity broker", .serialized, .enabled(if: PrivateBus.available || PrivateBus.required))
+struct BrokerCommandTests {
+    @Test func aCompliantDeviceTenantWorksEndToEndThroughTheBroker() async throws {
+        var configuration = EmulatorConfiguration.default
+        configuration.autoApproveUsername = configuration.defaults.username
+        let index = try #require(configuration.tenants.firstIndex { $0.id == EmulatorConfiguration.demoTenantId })
+        configuration.tenants[index].conditionalAccess = .compliantDevice
+        let emulator = try await IdentityEmulator.start(configuration)
+        let bus = try await PrivateBus()
+        let broker = try EmulatedIdentityBroker.start(for: emulator, busAddress: bus.address)
+        defer { broker.stop(); bus.stop() }
+        let runner = try CommandRunner()
+        let ca = runner.home.appendingPathComponent("emulator-ca.pem")
+        try Data(emulator.caCertificatePEM.utf8).write(to: ca)
+        let common = ["--authority", emulator.authorityURL.absoluteString, "--client-id", emulator.clientId,
+                      "--ca-file", ca.path, "--scopes", "User.Read"]
+        let env = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+
+        // Without the broker: Entra's AADSTS53000, and the command that passes.
+        let refused = try await runner.run(["login", "--emulator-auto-approve"] + common, environment: env)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("AADSTS53000") && refused.stderr.contains("msal login --broker"), "\(refused.stderr)")
+
+        let login = try await runner.run(["login", "--emulator-auto-approve", "--broker"] + common, environment: env)
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.contains("through the identity broker"), "\(login.stdout)")
+
+        // The recorded sign-in keeps the broker: a forced refresh goes to it (no refresh token in the cache).
+        let token = try await runner.run(["token", "--force-refresh", "--json"], environment: env)
+        #expect(token.status == 0, "\(token.stderr)")
+        let metadata = (try token.json() as? [String: Any])?["metadata"] as? [String: Any]
+        #expect(metadata?["token_source"] as? String == "broker", "\(token.stdout)")
+
+        let status = try await runner.run(["status", "--json"], environment: env)
+        #expect(status.status == 0, "\(status.stderr)")
+        let described = (try status.json() as? [String: Any])?["broker"] as? [String: Any]
+        #expect(described?["present"] as? Bool == true)
+        #expect(described?["in_use"] as? Bool == true)
+        #expect(described?["version"] as? String == "2.0.4-emulator")
+        #expect(described?["accounts"] as? [String] == [emulator.username])
+        let text = try await runner.run(["status"], environment: env)
+        #expect(text.stdout.contains("Broker: Microsoft identity broker 2.0.4-emulator"), "\(text.stdout)")
+
+        // No bus at all: status says so.
+        let none = try await runner.run(["status", "--json"], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+        #expect(((try none.json() as? [String: Any])?["broker"] as? [String: Any])?["present"] as? Bool == false)
+        await emulator.stop()
+    }
+}
+#endif
