@@ -21,12 +21,31 @@ enum EmulatorFuzzing {
         for template in text.components(separatedBy: "\n===\n").prefix(8) {
             var message = template
             for (name, value) in values { message = message.replacingOccurrences(of: name, with: value) }
+            if message.hasPrefix("BROKER ") {
+                try await broker(message, core: core)
+                continue
+            }
             guard let request = parse(message) else { continue }
             let route = Route.classify(request.segments, query: request.query)
             if case .control(let path) = route, path.first == "keys" { continue }
             let response = await core.handle(route, request)
             try check(response)
             remember(response, in: &values)
+        }
+    }
+
+    /// A call to the emulated identity broker: `BROKER <method>` then, on the next lines, the request JSON. Every
+    /// answer of a known method must be a JSON object; sign-ins are approved for the demo user.
+    static func broker(_ message: String, core: EmulatorCore) async throws {
+        let firstLine = message.prefix { $0 != "\n" }
+        let method = String(firstLine.dropFirst("BROKER ".count))
+        let body = Data(message.dropFirst(firstLine.count).utf8)
+        let answer = await core.brokerAnswer(method, correlationId: "00000000-0000-0000-0000-000000000000", request: body,
+                                             issuerBase: "https://127.0.0.1:8443",
+                                             approve: { _ in "adele@contoso.onmicrosoft.com" })
+        guard let answer else { return }
+        guard (try? JSONSerialization.jsonObject(with: answer)) is [String: Any] else {
+            throw FuzzFailure("the emulated broker's answer to \(method) is not a JSON object")
         }
     }
 
