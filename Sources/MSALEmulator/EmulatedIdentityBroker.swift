@@ -18,7 +18,7 @@ import MSALSupport
 /// ```
 ///
 /// Interactive sign-ins are approved by `approve` (``EmulatedBrokerApprover``), by default by the configuration's
-/// auto-approve user. Each call is answered on its own task, so a pending interactive call does not hold others up.
+/// auto-approve user. A pending interactive call does not hold others up.
 public final class EmulatedIdentityBroker: Sendable {
     /// The well-known name the broker owns.
     public static let busName = "com.microsoft.identity.broker1"
@@ -91,6 +91,27 @@ public final class EmulatedIdentityBroker: Sendable {
                 guard call.arguments.count == 3 else {
                     dbus.fail(owned.connection, call: call, name: "org.freedesktop.DBus.Error.InvalidArgs",
                               message: "Every method takes three strings: protocol version, correlation id, request.")
+                    return
+                }
+                // Quick methods are answered on this thread, which owns the connection's I/O: an answer sent from
+                // another thread would wait for this one's poll to time out. A sign-in, which waits for the user, is
+                // answered from its own task.
+                if call.member != "acquireTokenInteractively" {
+                    let answer = LockedBox<Data??>(nil)
+                    let done = DispatchSemaphore(value: 0)
+                    Task {
+                        answer.set(await core.brokerAnswer(call.member, correlationId: call.arguments[1],
+                                                           request: Data(call.arguments[2].utf8), issuerBase: base,
+                                                           approve: approve))
+                        done.signal()
+                    }
+                    done.wait()
+                    if let text = answer.get() ?? nil {
+                        dbus.reply(owned.connection, to: call, [String(decoding: text, as: UTF8.self)])
+                    } else {
+                        dbus.fail(owned.connection, call: call, name: "org.freedesktop.DBus.Error.UnknownMethod",
+                                  message: "No method \(call.member.prefix(128)).")
+                    }
                     return
                 }
                 let kept = dbus.keep(call)

@@ -122,9 +122,12 @@ public final class MSALTelemetryConfig: @unchecked Sendable {
 /// Receives MSAL's telemetry events (see ``MSALTelemetryConfig/telemetryCallback``).
 public typealias MSALTelemetryCallback = @Sendable ([String: String]) -> Void
 
-/// Whether a broker app may be used. There is no broker outside iOS; the setting is kept for source compatibility.
+/// Whether an identity broker may be used.
 public enum MSALBrokeredAvailability: Int, Sendable {
+    /// A broker is used where the application's ``MSALPublicClientApplicationConfig/brokerOptions`` turn it on
+    /// (on Linux, the Microsoft identity broker when `enabledOnLinux`). The default.
     case auto = 0
+    /// No broker is ever used, whatever the applications' options.
     case none = 1
 }
 
@@ -141,7 +144,8 @@ public enum MSALGlobalConfig {
     public static var httpConfig: MSALHTTPConfig { http }
     /// Telemetry settings.
     public static var telemetryConfig: MSALTelemetryConfig { telemetry }
-    /// Broker availability (no effect outside iOS).
+    /// Whether an identity broker may be used: ``MSALBrokeredAvailability/none`` turns it off for every application
+    /// created afterwards.
     public static var brokerAvailability: MSALBrokeredAvailability {
         get { broker.get() }
         set { broker.set(newValue) }
