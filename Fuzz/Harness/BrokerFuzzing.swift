@@ -20,5 +20,27 @@ enum BrokerFuzzing {
         _ = try fuzzExpectingTypedErrors("BrokerAnswer.accounts") { try BrokerAnswer.accounts(data, correlationId: nil) }
         _ = try fuzzExpectingTypedErrors("BrokerAnswer.signedOut") { try BrokerAnswer.signedOut(data, correlationId: nil) }
         _ = try fuzzExpectingTypedErrors("BrokerAnswer.version") { try BrokerAnswer.version(data, correlationId: nil) }
+        try authenticator(data)
+    }
+
+    /// Microsoft Authenticator's answer URL (any app can open the redirect URI): decrypted with a fixed broker key
+    /// against a fixed request; every failure is typed, and an accepted answer carries the request's nonce.
+    static let brokerKey = Data((0..<32).map { UInt8($0) })
+    static let resume = AuthenticatorResumeState(
+        authority: "https://login.microsoftonline.com/common", clientId: "0b6f1c3a-52d4-4e07-9a3b-7c1e2d4f6a80",
+        redirectUri: "msauth.com.example.msaldemo://auth", correlationId: FuzzFixtures.correlationId,
+        brokerNonce: "nonce-1", scopes: ["User.Read"])
+
+    static func authenticator(_ data: Data) throws {
+        guard let text = String(data: data, encoding: .utf8), let url = URL(string: text) else { return }
+        if let fields = try fuzzExpectingTypedErrors("AuthenticatorBrokerResponse.fields", {
+            try AuthenticatorBrokerResponse.fields(url, key: brokerKey, resume: resume, sourceApplication: nil)
+        }) {
+            try fuzzCheck(fields["broker_nonce"] == resume.brokerNonce, "an answer to another request was taken")
+            _ = try fuzzExpectingTypedErrors("AuthenticatorBrokerResponse.tokenResponse") {
+                try AuthenticatorBrokerResponse.tokenResponse(fields, now: Date(timeIntervalSince1970: 1_800_000_000),
+                                                              correlationId: FuzzFixtures.correlationId)
+            }
+        }
     }
 }

@@ -33,7 +33,7 @@ extension MSALPlatformServices {
     ///   application is created; on Apple platforms an `MSALKeychainTokenCacheStorage` (the keychain, in MSAL for
     ///   iOS/macOS's item layout, in the default keychain sharing group);
     /// - broker (Linux): an `MSALDBusBrokerTransport` on the session bus, used only when
-    ///   ``MSALPublicClientApplicationConfig/brokerOptions`` turn the broker on.
+    ///   `MSALPublicClientApplicationConfig.brokerOptions` turn the broker on.
     public static var platformDefault: MSALPlatformServices { platformDefault(logger: nil) }
 
     /// This platform's services, with the storage chain (on Linux) logging its choice to `logger` (MSAL's default

@@ -74,6 +74,12 @@ public final class IdentityEmulator: Sendable {
     /// The emulator's own OpenID Connect issuer for workload identity tokens (`{http}/federated-issuer`).
     public var federatedIssuerURL: URL { httpURL.appendingPathComponent(EmulatorCore.federatedIssuerSegment) }
 
+    /// Microsoft Authenticator's answer URL to a broker request URL (`msauthv2://broker?…`), as the emulated
+    /// Authenticator signs the user in (the auto-approve user, or `approve`'s); nil for a request it cannot answer.
+    public func authenticatorAnswer(to request: URL, approve: EmulatedBrokerApprover? = nil) async -> URL? {
+        await core.authenticatorAnswer(request, issuerBase: httpsURL.absoluteString, approve: approve)
+    }
+
     /// The environment of an App Service app whose managed identity is served by this emulator.
     public var appServiceEnvironment: [String: String] {
         ["IDENTITY_ENDPOINT": identityEndpointURL.absoluteString, "IDENTITY_HEADER": identityHeader]

@@ -9,6 +9,8 @@ struct BrokerState: Sendable {
     var accounts: [(userId: String, signedInAt: Date)] = []
     /// Interactive calls in progress, by correlation id, for `cancelInteractiveFlow`.
     var cancelled: Set<String> = []
+    /// The application tokens the emulated Authenticator gave, by client id.
+    var applicationTokens: [String: String] = [:]
 
     func signedIn(_ userId: String) -> Date? {
         accounts.first { $0.userId == userId }?.signedInAt

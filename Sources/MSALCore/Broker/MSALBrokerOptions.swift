@@ -24,11 +24,16 @@ public struct MSALBrokerOptions: Sendable {
     /// Setting one turns the broker on, on any platform: for tests against an emulated broker, or a broker reached
     /// another way.
     public var transport: (any MSALBrokerTransport)?
+    /// A broker app reached by opening its URL (Microsoft Authenticator on iOS), when not the platform's own:
+    /// interactive sign-ins open it, and its answer comes back through
+    /// ``MSALPublicClientApplication/handleMSALResponse(_:sourceApplication:)``.
+    public var brokerApp: MSALBrokerApp?
 
-    /// Broker options: off unless `enabledOnLinux` or a `transport` is given.
-    public init(enabledOnLinux: Bool = false, transport: (any MSALBrokerTransport)? = nil) {
+    /// Broker options: off unless `enabledOnLinux`, a `transport` or a `brokerApp` is given.
+    public init(enabledOnLinux: Bool = false, transport: (any MSALBrokerTransport)? = nil, brokerApp: MSALBrokerApp? = nil) {
         self.enabledOnLinux = enabledOnLinux
         self.transport = transport
+        self.brokerApp = brokerApp
     }
 
     /// The transport to use with `platform`'s, or nil when the broker is off (``MSALGlobalConfig/brokerAvailability``

@@ -66,6 +66,7 @@ extension ClientEngine {
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
         // The device's identity broker signs the user in when the application uses one and it answers.
         if let result = try await brokerInteractive(request, authority: authority) { return result }
+        if let result = try await brokerAppInteractive(request, authority: authority) { return result }
         let authenticator = try userAgent(request.webviewParameters, own: request.authenticator,
                                           purpose: "to show the sign-in pages", correlationId: correlationId)
         let resolved = try await resolve(authority.descriptor, correlationId: correlationId)

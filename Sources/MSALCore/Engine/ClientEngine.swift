@@ -28,6 +28,8 @@ final class ClientEngine: Sendable {
     let defaultAuthenticator: (any MSALWebAuthenticator)?
     /// The device's identity broker, when the application uses one (``MSALBrokerOptions``).
     let broker: BrokerClient?
+    /// The broker app reached by opening its URL (Microsoft Authenticator), if any.
+    let brokerApp: MSALBrokerApp?
     /// The platform's embedded web view, for calls that ask for one (``MSALWebviewType/wkWebView``).
     let embeddedAuthenticator: (any MSALWebAuthenticator)?
     /// Where interactive sign-ins are registered for cancellation: the process's, except in tests.
@@ -54,7 +56,9 @@ final class ClientEngine: Sendable {
     init(settings: EngineSettings, http: any MSALHTTPClient, clock: any MSALClock, cache: DocumentCachePort,
          defaultAuthenticator: (any MSALWebAuthenticator)? = nil,
          embeddedAuthenticator: (any MSALWebAuthenticator)? = nil, resolver: AuthorityResolver = AuthorityResolver(),
-         sessions: InteractiveSessions = .process, broker: (any MSALBrokerTransport)? = nil) {
+         sessions: InteractiveSessions = .process, broker: (any MSALBrokerTransport)? = nil,
+         brokerApp: MSALBrokerApp? = nil) {
+        self.brokerApp = brokerApp
         self.settings = settings
         self.sessions = sessions
         self.defaultAuthenticator = defaultAuthenticator

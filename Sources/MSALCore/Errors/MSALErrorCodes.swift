@@ -87,6 +87,30 @@ public enum MSALInternalError: Int, Sendable, CaseIterable {
     case internalErrorNonHttpsRedirect = -42602
     /// No response was received from the broker.
     case internalErrorBrokerResponseNotReceived = -42700
+    /// A broker answer arrived with no request waiting for it.
+    case internalErrorBrokerNoResumeStateFound = -42701
+    /// The state kept for the broker request is unusable.
+    case internalErrorBrokerBadResumeStateFound = -42702
+    /// The broker's answer is for another request.
+    case internalErrorBrokerMismatchedResumeState = -42703
+    /// The broker's answer has no hash.
+    case internalErrorBrokerResponseHashMissing = -42704
+    /// The broker's answer is corrupted.
+    case internalErrorBrokerCorruptedResponse = -42705
+    /// The broker's answer cannot be decrypted with the application's broker key.
+    case internalErrorBrokerResponseDecryptionFailed = -42706
+    /// The broker's answer does not match its hash.
+    case internalErrorBrokerResponseHashMismatch = -42707
+    /// The broker key could not be made or stored.
+    case internalErrorBrokerKeyFailedToCreate = -42708
+    /// The broker key is missing.
+    case internalErrorBrokerKeyNotFound = -42709
+    /// The broker failed without a known error.
+    case internalErrorBrokerUnknown = -42711
+    /// The broker's application token could not be stored.
+    case internalErrorBrokerApplicationTokenWriteFailed = -42712
+    /// The broker's application token could not be read.
+    case internalErrorBrokerApplicationTokenReadFailed = -42713
     /// The broker is not available.
     case internalBrokerNotAvailable = -42714
     /// The web authentication URL is invalid.

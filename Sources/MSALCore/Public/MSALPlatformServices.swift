@@ -25,6 +25,9 @@ public struct MSALPlatformServices: Sendable {
     /// The way to the device's identity broker, used when ``MSALPublicClientApplicationConfig/brokerOptions`` turn it
     /// on without a transport of their own: on Linux, the `MSAL` module's D-Bus transport. `nil`: no broker.
     public var brokerTransport: (any MSALBrokerTransport)? = nil
+    /// The broker app of the device (Microsoft Authenticator on iOS), used when the configuration's
+    /// ``MSALBrokerOptions/brokerApp`` is nil and ``MSALGlobalConfig/brokerAvailability`` is `.auto`. `nil`: none.
+    public var brokerApp: MSALBrokerApp? = nil
 
     /// Creates platform services. The default storage keeps tokens in memory only.
     public init(httpClient: any MSALHTTPClient, webAuthenticator: (any MSALWebAuthenticator)? = nil,

@@ -63,7 +63,8 @@ public class MSALPublicClientApplication: @unchecked Sendable {
                               clock: snapshot.clock ?? MSALSystemClock(), cache: DocumentCachePort(store: store),
                               defaultAuthenticator: platform.webAuthenticator,
                               embeddedAuthenticator: platform.embeddedWebAuthenticator, sessions: sessions,
-                              broker: snapshot.brokerOptions.transport(platform: platform.brokerTransport))
+                              broker: snapshot.brokerOptions.transport(platform: platform.brokerTransport),
+                              brokerApp: snapshot.brokerOptions.brokerApp ?? platform.brokerApp)
         configurationCopy = snapshot
     }
 
@@ -76,10 +77,16 @@ public class MSALPublicClientApplication: @unchecked Sendable {
     /// Whether a broker app is available: never, outside iOS.
     public var isCompatibleAADBrokerAvailable: Bool { false }
 
-    /// Handles a response URL from a broker or browser (iOS). This library receives responses through its web
-    /// authenticator, so there is nothing to hand over; returns false.
+    /// Hands a URL the app was opened with to MSAL: Microsoft Authenticator's answer to a brokered sign-in, which
+    /// completes the pending ``acquireToken(with:)`` with the broker's tokens. Returns false for a URL that is not
+    /// such an answer (the app handles it), or that comes from another app than the broker (`sourceApplication`, the
+    /// `UIApplication.OpenURLOptionsKey.sourceApplication` of `application(_:open:options:)` or the
+    /// `UIOpenURLContext`'s `options.sourceApplication`). Web sign-ins receive their answers through the web
+    /// authenticator and need nothing here.
     @discardableResult
-    public class func handleMSALResponse(_ response: URL, sourceApplication: String?) -> Bool { false }
+    public class func handleMSALResponse(_ response: URL, sourceApplication: String?) -> Bool {
+        AuthenticatorSessions.process.handle(response, sourceApplication: sourceApplication)
+    }
 
     /// Cancels the interactive sign-ins in progress in this process (those of every application), if any. Returns
     /// whether one was cancelled; each ends with ``MSALError/userCanceled``.

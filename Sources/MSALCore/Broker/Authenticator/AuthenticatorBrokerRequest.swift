@@ -1,0 +1,99 @@
+package import Foundation
+import MSALSupport
+
+/// What MSAL keeps while Microsoft Authenticator has the request (MSAL for iOS/macOS's resume state): what the
+/// response must match.
+package struct AuthenticatorResumeState: Sendable, Equatable {
+    package var authority: String
+    package var clientId: String
+    package var redirectUri: String
+    package var correlationId: UUID
+    /// A new value per request, which the broker answers back.
+    package var brokerNonce: String
+    package var scopes: [String]
+}
+
+/// The request MSAL for iOS/macOS opens in Microsoft Authenticator (the app-to-app broker): `msauthv2://broker?…`,
+/// a form-encoded query with message protocol version 3 and the application's broker key, which the broker encrypts
+/// its answer with. (Keys and encodings: MSAL for iOS/macOS's common core, `MSIDBrokerTokenRequest` and
+/// `MSIDDefaultBrokerTokenRequest`.)
+package struct AuthenticatorBrokerRequest: Sendable {
+    /// The scheme the request opens.
+    package static let scheme = "msauthv2"
+    /// The scheme whose presence says the broker supports nonces (it is checked, never opened).
+    package static let nonceScheme = "msauthv3"
+    /// The message protocol version of requests and answers.
+    package static let protocolVersion = "3"
+    /// The bundle ids of Microsoft Authenticator (release, and its internal build).
+    package static let brokerBundleIds: Set<String> = ["com.microsoft.azureauthenticator", "com.microsoft.azureauthenticator-df"]
+
+    package var authority: String
+    package var clientId: String
+    package var redirectUri: String
+    package var correlationId: UUID
+    /// The application's resource scopes, and the OpenID Connect scopes apart.
+    package var scopes: [String]
+    package var oidcScopes: [String] = ["openid", "profile", "offline_access"]
+    /// The 32-byte AES key the broker encrypts its answer with.
+    package var brokerKey: Data
+    package var brokerNonce: String = UUID().uuidString
+    package var clientVersion: String = ClientHeaders.version
+    package var claims: String?
+    package var clientCapabilities: [String]?
+    package var loginHint: String?
+    package var homeAccountId: String?
+    package var username: String?
+    /// `login`, `consent`, `select_account`, `create`; nil for the default.
+    package var prompt: String?
+    package var extraQueryParameters: [String: String] = [:]
+    package var extraConsentScopes: [String] = []
+    /// The token the broker gave this client before, if any.
+    package var applicationToken: String?
+    package var clientAppName: String?
+    package var clientAppVersion: String?
+
+    /// The request's query items, in a fixed order; empty values left out.
+    package var pairs: [(String, String)] {
+        var pairs: [(String, String)] = [
+            ("authority", authority), ("client_id", clientId), ("redirect_uri", redirectUri),
+            ("correlation_id", correlationId.uuidString), ("broker_key", Base64URL.encode(brokerKey)),
+            ("broker_nonce", brokerNonce), ("client_version", clientVersion),
+            ("scope", scopes.joined(separator: " ")), ("extra_oidc_scopes", oidcScopes.joined(separator: " ")),
+            ("msg_protocol_ver", Self.protocolVersion),
+        ]
+        // The claims are form-encoded once before the query is (MSAL for iOS/macOS's double encoding).
+        if let claims { pairs.append(("claims", FormCoding.escape(claims))) }
+        if let clientCapabilities, !clientCapabilities.isEmpty {
+            pairs.append(("client_capabilities", clientCapabilities.joined(separator: ",")))
+        }
+        if let applicationToken { pairs.append(("application_token", applicationToken)) }
+        if let clientAppName { pairs.append(("client_app_name", clientAppName)) }
+        if let clientAppVersion { pairs.append(("client_app_version", clientAppVersion)) }
+        if let homeAccountId { pairs.append(("home_account_id", homeAccountId)) }
+        if let username { pairs.append(("username", username)) }
+        if let loginHint { pairs.append(("login_hint", loginHint)) }
+        if !extraQueryParameters.isEmpty {
+            pairs.append(("extra_query_param", FormCoding.encode(extraQueryParameters.sorted { $0.key < $1.key })))
+        }
+        if !extraConsentScopes.isEmpty { pairs.append(("extra_consent_scopes", extraConsentScopes.joined(separator: " "))) }
+        if let prompt { pairs.append(("prompt", prompt)) }
+        return pairs.filter { !$0.1.isEmpty }
+    }
+
+    /// `msauthv2://broker?…`.
+    package var url: URL {
+        URL(string: "\(Self.scheme)://broker?" + FormCoding.encode(pairs))!
+    }
+
+    /// What the response must match.
+    package var resumeState: AuthenticatorResumeState {
+        AuthenticatorResumeState(authority: authority, clientId: clientId, redirectUri: redirectUri,
+                                 correlationId: correlationId, brokerNonce: brokerNonce, scopes: scopes)
+    }
+
+    /// A new broker key: 32 random bytes.
+    package static func makeBrokerKey() -> Data {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// The broker request waiting for Microsoft Authenticator's answer, process-wide: the answer comes back through the
+/// app (`application(_:open:options:)`, or a scene's `UIOpenURLContext`), which hands its URL to
+/// ``MSALPublicClientApplication/handleMSALResponse(_:sourceApplication:)``. One at a time, as in MSAL for iOS/macOS.
+final class AuthenticatorSessions: Sendable {
+    static let process = AuthenticatorSessions()
+
+    private struct Pending {
+        var resume: AuthenticatorResumeState
+        var key: Data
+        var continuation: CheckedContinuation<[String: String], any Error>
+    }
+    private let pending = LockedBox<Pending?>(nil)
+
+    /// Whether a request waits for its answer.
+    var isWaiting: Bool { pending.get() != nil }
+
+    /// The error that says the broker app could not be opened (the caller signs in with its web view).
+    static func notOpened(_ correlationId: UUID) -> MSALErrorInfo {
+        .internal(.internalBrokerNotAvailable, "The broker app could not be opened.", correlationId: correlationId)
+    }
+
+    /// Opens the request (`open`) and waits for its answer's checked fields. Cancelling the task ends the wait with
+    /// ``MSALError/userCanceled``; a request that could not be opened ends it with
+    /// ``MSALInternalError/internalBrokerNotAvailable``.
+    func run(_ resume: AuthenticatorResumeState, key: Data,
+             open: @escaping @Sendable () async -> Bool) async throws -> [String: String] {
+        let nonce = resume.brokerNonce
+        let canceled = MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
+                                     description: "The broker request was cancelled.", correlationId: resume.correlationId)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[String: String], any Error>) in
+                let taken = pending.withLock { slot -> Bool in
+                    guard slot == nil else { return false }
+                    slot = Pending(resume: resume, key: key, continuation: continuation)
+                    return true
+                }
+                guard taken else {
+                    continuation.resume(throwing: MSALErrorInfo.internal(
+                        .internalErrorInteractiveSessionAlreadyRunning, "Another broker request is waiting for its answer.",
+                        correlationId: resume.correlationId))
+                    return
+                }
+                // A cancellation that came before the request waited ends it now.
+                if Task.isCancelled {
+                    finish(nonce: nonce, with: .failure(canceled))
+                    return
+                }
+                Task {
+                    if !(await open()) { self.finish(nonce: nonce, with: .failure(Self.notOpened(resume.correlationId))) }
+                }
+            }
+        } onCancel: {
+            finish(nonce: nonce, with: .failure(canceled))
+        }
+    }
+
+    private func finish(nonce: String, with result: Result<[String: String], any Error>) {
+        let waiting = pending.withLock { slot -> Pending? in
+            guard let current = slot, current.resume.brokerNonce == nonce else { return nil }
+            slot = nil
+            return current
+        }
+        waiting?.continuation.resume(with: result)
+    }
+
+    /// Hands `url` to the waiting request when it is that request's answer; false when no request waits, the URL
+    /// comes from another app than the broker, or it is not a broker answer (the app handles the URL itself). An
+    /// answer that fails its checks ends the request with the error.
+    func handle(_ url: URL, sourceApplication: String?) -> Bool {
+        if let source = sourceApplication, !source.isEmpty, !AuthenticatorBrokerRequest.brokerBundleIds.contains(source) {
+            return false
+        }
+        guard let current = pending.get(), AuthenticatorBrokerResponse.answers(url, current.resume) else { return false }
+        let result = Result { try AuthenticatorBrokerResponse.fields(url, key: current.key, resume: current.resume,
+                                                                    sourceApplication: sourceApplication) }
+        finish(nonce: current.resume.brokerNonce, with: result)
+        return true
+    }
+}

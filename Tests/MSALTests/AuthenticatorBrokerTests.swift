@@ -1,0 +1,170 @@
+import Foundation
+import MSALSupport
+import MSALTestSupport
+import Testing
+import MSAL
+import MSALTesting
+@testable import MSALCore
+import MSALEmulator
+import MSALEmulatorCore
+
+/// Microsoft Authenticator, app to app, through the seeds' `AppDelegate` path: the library opens the broker's request
+/// URL, the emulator answers as Authenticator would, and the app hands the answer URL to
+/// `MSALPublicClientApplication.handleMSALResponse(_:sourceApplication:)`, which completes the pending `acquireToken`.
+@Suite("Microsoft Authenticator (app-to-app broker) against the emulator", .serialized)
+struct AuthenticatorBrokerTests {
+    static let redirectUri = "msauth.com.example.msaldemo://auth"
+
+    /// The device: whether Authenticator is installed, and what it answers (the emulator's answer, possibly altered).
+    struct Device: MSALBrokerAppOpener {
+        let emulator: IdentityEmulator
+        var installed = true
+        var answers = true
+        var alter: @Sendable (URL) -> URL = { $0 }
+        let handled = LockedBox<[Bool]>([])
+
+        func canOpenBroker(scheme: String) async -> Bool { installed }
+
+        func open(_ url: URL) async -> Bool {
+            guard installed else { return false }
+            guard answers else { return true }
+            let (emulator, alter, handled) = (emulator, alter, handled)
+            Task {
+                guard let answer = await emulator.authenticatorAnswer(to: url) else { return }
+                // What the seeds' AppDelegate does with the URL the system hands it.
+                let sourceApplication: String? = "com.microsoft.azureauthenticator"
+                let result = MSALPublicClientApplication.handleMSALResponse(alter(answer), sourceApplication: sourceApplication)
+                handled.withLock { $0.append(result) }
+            }
+            return true
+        }
+    }
+
+    static func emulator(policy: EmulatedConditionalAccess? = nil) async throws -> IdentityEmulator {
+        var configuration = EmulatorConfiguration.default
+        configuration.autoApproveUsername = configuration.defaults.username
+        if let index = configuration.tenants.firstIndex(where: { $0.id == EmulatorConfiguration.demoTenantId }) {
+            configuration.tenants[index].conditionalAccess = policy
+        }
+        return try await IdentityEmulator.start(configuration)
+    }
+
+    static func app(_ emulator: IdentityEmulator, device: Device?) throws -> MSALPublicClientApplication {
+        let config = MSALPublicClientApplicationConfig(
+            clientId: emulator.clientId, redirectUri: redirectUri,
+            authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
+        config.httpClient = MSALDefaultHTTPClient.shared
+        config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
+        if let device { config.brokerOptions = MSALBrokerOptions(brokerApp: MSALBrokerApp(opener: device, keyStore: MSALInMemoryBrokerKeyStore())) }
+        return try MSALPublicClientApplication(configuration: config)
+    }
+
+    static func interactive() -> MSALInteractiveTokenParameters {
+        let webview = MSALWebviewParameters()
+        webview.webAuthenticator = EmulatorAutoApproveAuthenticator()
+        return MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
+    }
+
+    static func deviceId(_ jwt: String) -> String? {
+        let part = jwt.split(separator: ".").dropFirst().first.map(String.init) ?? ""
+        var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        let object = (try? JSONSerialization.jsonObject(with: Data(base64Encoded: base64) ?? Data())) as? [String: Any]
+        return object?["deviceid"] as? String
+    }
+
+    @Test func theAppDelegateHandsTheAnswerAndTheCompliantDeviceTenantIsPassed() async throws {
+        let emulator = try await Self.emulator(policy: .compliantDevice)
+        let device = Device(emulator: emulator)
+        let app = try Self.app(emulator, device: device)
+        let result = try await app.acquireToken(with: Self.interactive())
+        #expect(result.metadata.tokenSource == .broker)
+        #expect(Self.deviceId(result.accessToken) != nil)
+        #expect(device.handled.get() == [true])
+        // The broker's refresh token is bound to the device: refreshing it passes the tenant's policy too.
+        let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
+        parameters.forceRefresh = true
+        let refreshed = try await app.acquireTokenSilent(with: parameters)
+        #expect(refreshed.metadata.tokenSource == .identityProvider)
+        #expect(Self.deviceId(refreshed.accessToken) == Self.deviceId(result.accessToken))
+        // The web view alone cannot pass the policy.
+        await #expect(throws: MSALErrorInfo.self) { try await Self.app(emulator, device: nil).acquireToken(with: Self.interactive()) }
+        await emulator.stop()
+    }
+
+    @Test func withoutAuthenticatorTheWebViewSignsIn() async throws {
+        let emulator = try await Self.emulator()
+        var device = Device(emulator: emulator)
+        device.installed = false
+        let result = try await Self.app(emulator, device: device).acquireToken(with: Self.interactive())
+        #expect(result.metadata.tokenSource == .identityProvider)
+        await emulator.stop()
+    }
+
+    @Test func anAlteredAnswerIsRefused() async throws {
+        let emulator = try await Self.emulator()
+        var device = Device(emulator: emulator)
+        device.alter = { url in
+            URL(string: url.absoluteString.replacingOccurrences(of: "hash=", with: "hash=00"))!
+        }
+        do {
+            _ = try await Self.app(emulator, device: device).acquireToken(with: Self.interactive())
+            Issue.record("an altered answer was accepted")
+        } catch let error as MSALErrorInfo {
+            #expect(error.internalCode == .internalErrorBrokerResponseHashMismatch)
+        }
+        await emulator.stop()
+    }
+
+    /// An answer made by OpenSSL (the fuzz seed): AES-256-CBC with a zero IV and PKCS#7, the upper-case SHA-256.
+    @Test func anAnswerEncryptedElsewhereIsRead() throws {
+        let seeds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus/broker-answer")
+        let resume = AuthenticatorResumeState(
+            authority: "https://login.microsoftonline.com/common", clientId: "0b6f1c3a-52d4-4e07-9a3b-7c1e2d4f6a80",
+            redirectUri: Self.redirectUri, correlationId: UUID(), brokerNonce: "nonce-1", scopes: ["User.Read"])
+        let key = Data((0..<32).map { UInt8($0) })
+        func read(_ name: String) throws -> [String: String] {
+            let text = try String(contentsOf: seeds.appendingPathComponent(name), encoding: .utf8)
+            return try AuthenticatorBrokerResponse.fields(URL(string: text)!, key: key, resume: resume, sourceApplication: nil)
+        }
+        let fields = try read("authenticator-answer")
+        #expect(fields["access_token"] == "at" && fields["scope"] == "User.Read openid")
+        let response = try AuthenticatorBrokerResponse.tokenResponse(fields, now: Date(), correlationId: resume.correlationId)
+        #expect(response.expiresIn == 3600)
+        #expect(throws: MSALErrorInfo.self) { try read("authenticator-wrong-hash") }
+        let failed = try read("authenticator-error")
+        #expect { try AuthenticatorBrokerResponse.tokenResponse(failed, now: Date(), correlationId: resume.correlationId) } throws: {
+            ($0 as? MSALErrorInfo)?.code == .userCanceled
+        }
+        var other = resume
+        other.brokerNonce = "nonce-2"
+        #expect(throws: MSALErrorInfo.self) {
+            try AuthenticatorBrokerResponse.fields(URL(string: try String(contentsOf: seeds.appendingPathComponent("authenticator-answer"), encoding: .utf8))!,
+                                                   key: key, resume: other, sourceApplication: nil)
+        }
+    }
+
+    @Test func aURLThatIsNoAnswerIsLeftToTheApp() async throws {
+        #expect(!MSALPublicClientApplication.handleMSALResponse(URL(string: "msauth.com.example.msaldemo://auth?msg_protocol_ver=3&response=x&hash=y")!,
+                                                               sourceApplication: "com.microsoft.azureauthenticator"))
+        #expect(!MSALPublicClientApplication.handleMSALResponse(URL(string: "https://example.com/")!, sourceApplication: "com.other.app"))
+    }
+
+    @Test func cancellingWhileAuthenticatorHasTheRequestEndsItAsCanceled() async throws {
+        let emulator = try await Self.emulator()
+        var device = Device(emulator: emulator)
+        device.answers = false
+        let app = try Self.app(emulator, device: device)
+        let task = Task { try await app.acquireToken(with: Self.interactive()) }
+        try await eventually(within: 10, "the request to wait for Authenticator") { AuthenticatorSessions.process.isWaiting }
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("a cancelled request returned a token")
+        } catch let error as MSALErrorInfo {
+            #expect(error.code == .userCanceled)
+        }
+        await emulator.stop()
+    }
+}
