@@ -512,7 +512,7 @@ if let appleSurface {
     let keep: Set<String> = [
         "MSALSupport", "MSALCore", "MSAL", "MSALCertificates", "MSALFileStorage", "MSALSecureStorage", "CMSALKeyctl",
         "MSALSystemBrowser", "MSALHTTPTransport", "MSALURLSession", "MSALLoopback", "MSALTesting", "MSALTestSupport",
-        "MSALEmulator", "MSALEmulatorCore",
+        "MSALEmulator", "MSALEmulatorCore", "MSALLinuxBroker", "MSALDBus",
     ]
     package.targets.removeAll { !keep.contains($0.name) }
     package.products = [.library(name: "MSAL", targets: ["MSAL"])]

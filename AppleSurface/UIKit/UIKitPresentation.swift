@@ -130,6 +130,12 @@ extension UIApplication {
         public init(rawValue: String) { self.rawValue = rawValue }
     }
 
+    /// https://developer.apple.com/documentation/uikit/uiapplication/canopenurl(_:) (the stand-in answers true for
+    /// the schemes of ``SurfaceScreen/openableSchemes``: the apps "installed").
+    public func canOpenURL(_ url: URL) -> Bool {
+        SurfaceScreen.openableSchemes.contains(url.scheme?.lowercased() ?? "")
+    }
+
     /// https://developer.apple.com/documentation/uikit/uiapplication/open(_:options:completionhandler:)
     public func open(_ url: URL, options: [UIApplication.OpenExternalURLOptionsKey: Any] = [:],
                      completionHandler completion: (@MainActor @Sendable (Bool) -> Void)? = nil) {

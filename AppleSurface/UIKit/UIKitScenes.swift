@@ -180,6 +180,8 @@ extension UISceneDelegate {
     static var scenes: [UIScene] = []
     /// Every URL the application was asked to open in another app, in order.
     public internal(set) static var openedURLs: [URL] = []
+    /// The URL schemes an installed app handles (what `canOpenURL(_:)` answers true for), arranged by tests.
+    public static var openableSchemes: Set<String> = []
     /// Whether the process runs as an app extension (no shared application), as the app-extension surface is built.
     #if SURFACE_APP_EXTENSION
     nonisolated static let isAppExtension = true

@@ -8,8 +8,19 @@ extension MSALPublicClientApplication {
     /// Throws `MSALInternalError/internalErrorInvalidParameter` for an empty or malformed client id,
     /// `MSALInternalError/internalErrorInvalidRedirectURI` for a redirect URI that cannot be used, and
     /// `MSALInternalError/internalErrorFailedAuthorityValidation` for a B2C authority that is not in
-    /// `MSALPublicClientApplicationConfig/knownAuthorities`.
+    /// `MSALPublicClientApplicationConfig/knownAuthorities`, and on iOS
+    /// `MSALInternalError/internalErrorRedirectSchemeNotRegistered` when the redirect URI is `msauth.<bundle id>://auth`
+    /// and the app does not declare `msauthv2` and `msauthv3` in `LSApplicationQueriesSchemes` (the broker allowed).
     public convenience init(configuration: MSALPublicClientApplicationConfig) throws {
+        #if canImport(UIKit) && !os(watchOS) && !os(tvOS)
+        // As MSAL for iOS/macOS checks it: a broker-capable redirect URI with the broker allowed needs the schemes
+        // that find Microsoft Authenticator (internalErrorRedirectSchemeNotRegistered otherwise).
+        if !configuration.bypassRedirectURIValidation { try BrokerSchemeCheck.verify(
+            redirectUri: configuration.redirectUri ?? "msauth.\(Bundle.main.bundleIdentifier ?? "")://auth",
+            bundleId: Bundle.main.bundleIdentifier,
+            declared: Bundle.main.object(forInfoDictionaryKey: "LSApplicationQueriesSchemes") as? [String],
+            availability: MSALGlobalConfig.brokerAvailability) }
+        #endif
         try self.init(configuration: configuration,
                       platform: .platformDefault(logger: configuration.logger,
                                                  keychainSharingGroup: configuration.cacheConfig.keychainSharingGroup))
@@ -46,6 +57,11 @@ extension MSALPlatformServices {
             httpClient: DeferredHTTPClient(), webAuthenticator: defaultWebAuthenticator(),
             embeddedWebAuthenticator: defaultEmbeddedWebAuthenticator(),
             cacheStorage: { defaultCacheStorage(logger: logger, keychainSharingGroup: keychainSharingGroup) })
+        #if canImport(UIKit) && !os(watchOS) && !os(tvOS)
+        // Microsoft Authenticator (app to app), used while MSALGlobalConfig.brokerAvailability is .auto.
+        services.brokerApp = MSALBrokerApp(opener: MSALAuthenticatorAppOpener(),
+                                           keyStore: MSALKeychainBrokerKeyStore(keychainSharingGroup: keychainSharingGroup))
+        #endif
         #if os(Linux)
         // The Microsoft identity broker on the session bus, used only when the configuration turns it on
         // (MSALBrokerOptions.enabledOnLinux).

@@ -168,3 +168,16 @@ struct AuthenticatorBrokerTests {
         await emulator.stop()
     }
 }
+
+/// MSAL for iOS/macOS's init-time check of the schemes that find Microsoft Authenticator.
+@Suite("The broker's query schemes")
+struct BrokerSchemeCheckTests {
+    @Test func aBrokerCapableRedirectURINeedsBothSchemesWhileTheBrokerIsAllowed() throws {
+        let uri = "msauth.com.contoso.app://auth"
+        #expect { try BrokerSchemeCheck.verify(redirectUri: uri, bundleId: "com.contoso.app", declared: ["msauthv2"], availability: .auto) }
+            throws: { ($0 as? MSALErrorInfo)?.internalCode == .internalErrorRedirectSchemeNotRegistered }
+        try BrokerSchemeCheck.verify(redirectUri: uri, bundleId: "com.contoso.app", declared: ["msauthv2", "msauthv3"], availability: .auto)
+        try BrokerSchemeCheck.verify(redirectUri: uri, bundleId: "com.contoso.app", declared: nil, availability: .none)
+        try BrokerSchemeCheck.verify(redirectUri: "myapp://auth", bundleId: "com.contoso.app", declared: nil, availability: .auto)
+    }
+}

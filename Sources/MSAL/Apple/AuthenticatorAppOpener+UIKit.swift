@@ -1,0 +1,27 @@
+// Microsoft Authenticator on iOS, reached through the shared application: `canOpenURL(_:)` for `msauthv2://broker`
+// and `msauthv3://broker` (which the app declares in `LSApplicationQueriesSchemes`), and `open(_:options:)` for the
+// request. Not in app extensions, which have no shared application.
+#if canImport(UIKit) && !os(watchOS) && !os(tvOS)
+import Foundation
+import UIKit
+
+/// Opens Microsoft Authenticator's request URL with the shared application.
+public struct MSALAuthenticatorAppOpener: MSALBrokerAppOpener {
+    /// The opener of the shared application.
+    public init() {}
+
+    public func canOpenBroker(scheme: String) async -> Bool {
+        guard let url = URL(string: "\(scheme)://broker") else { return false }
+        return await MainActor.run { SharedApplication.current?.canOpenURL(url) ?? false }
+    }
+
+    public func open(_ url: URL) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Task { @MainActor in
+                guard let application = SharedApplication.current else { return continuation.resume(returning: false) }
+                application.open(url, options: [:]) { opened in continuation.resume(returning: opened) }
+            }
+        }
+    }
+}
+#endif

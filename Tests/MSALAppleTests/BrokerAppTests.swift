@@ -1,0 +1,50 @@
+import Foundation
+import MSAL
+import MSALTesting
+import Security
+import Testing
+#if canImport(UIKit)
+import UIKit
+#endif
+
+extension AppleSurfaceTests {
+    /// The broker app's glue on Apple platforms: the broker key in the keychain, and (iOS) Microsoft Authenticator
+    /// found and opened through the shared application.
+    @Suite("Broker app glue") struct BrokerAppTests {
+        @Test func theBrokerKeyIsMadeOnceAndKeptInTheAppsGroup() throws {
+            AppleFixture.resetKeychain()
+            let store = MSALKeychainBrokerKeyStore(keychainSharingGroup: AppleFixture.group)
+            let key = try store.brokerKey()
+            #expect(key.count == 32)
+            #expect(try MSALKeychainBrokerKeyStore(keychainSharingGroup: AppleFixture.group).brokerKey() == key)
+            try store.setApplicationToken("app-token", clientId: AppleFixture.client)
+            #expect(try store.applicationToken(clientId: AppleFixture.client) == "app-token")
+            #expect(try store.applicationToken(clientId: "other") == nil)
+            let items = SurfaceKeychain.shared.storedItems.filter { ($0.service ?? "").hasPrefix("com.microsoft.adBroker") }
+            #expect(items.count == 2 && items.allSatisfy { $0.accessGroup == AppleFixture.accessGroup })
+            // The broker's items are never taken for token cache entries.
+            #expect(try MSALKeychainTokenCacheStorage(keychainSharingGroup: AppleFixture.group).read() == nil)
+        }
+
+        @Test func withoutTheKeychainEntitlementTheKeyCannotBeKept() throws {
+            AppleFixture.resetKeychain(entitled: false)
+            #expect(throws: MSALErrorInfo.self) { try MSALKeychainBrokerKeyStore(keychainSharingGroup: AppleFixture.group).brokerKey() }
+        }
+
+        #if canImport(UIKit) && !os(watchOS) && !os(tvOS)
+        @Test @MainActor func authenticatorIsFoundByBothSchemesAndOpened() async throws {
+            SurfaceScreen.resetOpenedURLs()
+            SurfaceScreen.openableSchemes = []
+            let opener = MSALAuthenticatorAppOpener()
+            #expect(!(await opener.canOpenBroker(scheme: "msauthv2")))
+            SurfaceScreen.openableSchemes = ["msauthv2", "msauthv3"]
+            #expect(await opener.canOpenBroker(scheme: "msauthv2"))
+            #expect(await opener.canOpenBroker(scheme: "msauthv3"))
+            let request = URL(string: "msauthv2://broker?msg_protocol_ver=3")!
+            #expect(await opener.open(request))
+            #expect(SurfaceScreen.openedURLs == [request])
+            SurfaceScreen.openableSchemes = []
+        }
+        #endif
+    }
+}
