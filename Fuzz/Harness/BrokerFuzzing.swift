@@ -21,6 +21,26 @@ enum BrokerFuzzing {
         _ = try fuzzExpectingTypedErrors("BrokerAnswer.signedOut") { try BrokerAnswer.signedOut(data, correlationId: nil) }
         _ = try fuzzExpectingTypedErrors("BrokerAnswer.version") { try BrokerAnswer.version(data, correlationId: nil) }
         try authenticator(data)
+        try ssoExtension(data)
+    }
+
+    /// The Enterprise SSO extension's answer (the header fields of its response): a JSON object of strings here.
+    static func ssoExtension(_ data: Data) throws {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return }
+        let fields = object.compactMapValues { $0 as? String }
+        for operation in SSOExtensionRequest.Operation.allCases {
+            _ = try fuzzExpectingTypedErrors("SSOExtensionAnswer.checked") {
+                try SSOExtensionAnswer.checked(fields, operation, correlationId: FuzzFixtures.correlationId)
+            }
+        }
+        _ = try fuzzExpectingTypedErrors("SSOExtensionAnswer.accounts") {
+            try SSOExtensionAnswer.accounts(fields, correlationId: FuzzFixtures.correlationId)
+        }
+        _ = SSOExtensionAnswer.deviceInfo(fields)
+        _ = try fuzzExpectingTypedErrors("SSOExtensionAnswer.tokenResponse") {
+            try SSOExtensionAnswer.tokenResponse(fields, now: Date(timeIntervalSince1970: 1_800_000_000),
+                                                 correlationId: FuzzFixtures.correlationId)
+        }
     }
 
     /// Microsoft Authenticator's answer URL (any app can open the redirect URI): decrypted with a fixed broker key

@@ -80,6 +80,20 @@ public final class IdentityEmulator: Sendable {
         await core.authenticatorAnswer(request, issuerBase: httpsURL.absoluteString, approve: approve)
     }
 
+    /// The emulated Enterprise SSO extension's answer (the header fields of its `authenticatedResponse`) to
+    /// `operation` with `items` (`authorizationOptions`); sign-ins approved by the auto-approve user, or `approve`.
+    ///
+    /// - Throws: `EmulatedSSOExtensionError`, the error the extension reports (a domain and a code).
+    public func ssoExtensionAnswer(_ operation: String, items: [String: String],
+                                   approve: EmulatedBrokerApprover? = nil) async throws -> [String: String] {
+        try await core.ssoExtensionAnswer(operation, items: items, issuerBase: httpsURL.absoluteString, approve: approve)
+    }
+
+    /// Puts the emulated device in shared device mode (or back in personal mode), as the SSO extension reports it.
+    public func setSharedDeviceMode(_ shared: Bool) async {
+        await core.setSharedDeviceMode(shared)
+    }
+
     /// The environment of an App Service app whose managed identity is served by this emulator.
     public var appServiceEnvironment: [String: String] {
         ["IDENTITY_ENDPOINT": identityEndpointURL.absoluteString, "IDENTITY_HEADER": identityHeader]

@@ -11,6 +11,8 @@ struct BrokerState: Sendable {
     var cancelled: Set<String> = []
     /// The application tokens the emulated Authenticator gave, by client id.
     var applicationTokens: [String: String] = [:]
+    /// Whether the emulated device is in shared device mode (the SSO extension's `device_mode`).
+    var sharedDevice = false
 
     func signedIn(_ userId: String) -> Date? {
         accounts.first { $0.userId == userId }?.signedInAt

@@ -73,6 +73,7 @@ struct UserTokenPlan: AcquisitionPlan {
     /// The device's identity broker first, when the application uses one and it holds the account; else the
     /// account's refresh tokens.
     func obtain(using cache: any TokenCachePort, redemption: SilentFlowStateMachine) async throws -> MSALResult {
+        if let result = try await engine.ssoExtensionSilent(self, cache: cache) { return result }
         if let result = try await engine.brokerSilent(self, cache: cache) { return result }
         return try await engine.refresh(self, machine: redemption, cache: cache)
     }

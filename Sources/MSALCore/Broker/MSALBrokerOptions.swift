@@ -28,12 +28,17 @@ public struct MSALBrokerOptions: Sendable {
     /// interactive sign-ins open it, and its answer comes back through
     /// ``MSALPublicClientApplication/handleMSALResponse(_:sourceApplication:)``.
     public var brokerApp: MSALBrokerApp?
+    /// Microsoft's Enterprise SSO extension, when not the platform's own: where it is configured, it answers before
+    /// any other broker (interactive and silent tokens, the device's accounts, device information, sign-out).
+    public var ssoExtension: (any MSALSSOExtensionPerformer)?
 
-    /// Broker options: off unless `enabledOnLinux`, a `transport` or a `brokerApp` is given.
-    public init(enabledOnLinux: Bool = false, transport: (any MSALBrokerTransport)? = nil, brokerApp: MSALBrokerApp? = nil) {
+    /// Broker options: off unless `enabledOnLinux`, a `transport`, a `brokerApp` or an `ssoExtension` is given.
+    public init(enabledOnLinux: Bool = false, transport: (any MSALBrokerTransport)? = nil, brokerApp: MSALBrokerApp? = nil,
+                ssoExtension: (any MSALSSOExtensionPerformer)? = nil) {
         self.enabledOnLinux = enabledOnLinux
         self.transport = transport
         self.brokerApp = brokerApp
+        self.ssoExtension = ssoExtension
     }
 
     /// The transport to use with `platform`'s, or nil when the broker is off (``MSALGlobalConfig/brokerAvailability``

@@ -65,6 +65,7 @@ extension ClientEngine {
 
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
         // The device's identity broker signs the user in when the application uses one and it answers.
+        if let result = try await ssoExtensionInteractive(request, authority: authority) { return result }
         if let result = try await brokerInteractive(request, authority: authority) { return result }
         if let result = try await brokerAppInteractive(request, authority: authority) { return result }
         let authenticator = try userAgent(request.webviewParameters, own: request.authenticator,
@@ -114,6 +115,12 @@ extension ClientEngine {
                  cache: (any TokenCachePort)? = nil) async throws -> URL? {
         try await remove(account, everyClient: wipeAccount, cache: cache ?? self.cache)
         await brokerSignOut(account, correlationId: correlationId)
+        do {
+            try await ssoExtensionSignOut(account, wipeAccount: wipeAccount, wipeCacheForAllAccounts: false,
+                                          correlationId: correlationId)
+        } catch {
+            log(correlationId).info("The SSO extension did not sign the account out: \((error as? MSALErrorInfo)?.errorDescription ?? "failed").")
+        }
         guard fromBrowser else { return nil }
         let resolved = try await resolve(settings.authority.descriptor, correlationId: correlationId)
         guard let endSession = resolved.metadata.endSessionEndpoint else { return nil }

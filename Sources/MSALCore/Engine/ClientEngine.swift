@@ -30,6 +30,10 @@ final class ClientEngine: Sendable {
     let broker: BrokerClient?
     /// The broker app reached by opening its URL (Microsoft Authenticator), if any.
     let brokerApp: MSALBrokerApp?
+    /// Microsoft's Enterprise SSO extension, if any.
+    let ssoExtensionPerformer: (any MSALSSOExtensionPerformer)?
+    /// The broker key of SSO extension requests when the application keeps none of its own.
+    let ssoExtensionKey = AuthenticatorBrokerRequest.makeBrokerKey()
     /// The platform's embedded web view, for calls that ask for one (``MSALWebviewType/wkWebView``).
     let embeddedAuthenticator: (any MSALWebAuthenticator)?
     /// Where interactive sign-ins are registered for cancellation: the process's, except in tests.
@@ -57,8 +61,9 @@ final class ClientEngine: Sendable {
          defaultAuthenticator: (any MSALWebAuthenticator)? = nil,
          embeddedAuthenticator: (any MSALWebAuthenticator)? = nil, resolver: AuthorityResolver = AuthorityResolver(),
          sessions: InteractiveSessions = .process, broker: (any MSALBrokerTransport)? = nil,
-         brokerApp: MSALBrokerApp? = nil) {
+         brokerApp: MSALBrokerApp? = nil, ssoExtension: (any MSALSSOExtensionPerformer)? = nil) {
         self.brokerApp = brokerApp
+        self.ssoExtensionPerformer = ssoExtension
         self.settings = settings
         self.sessions = sessions
         self.defaultAuthenticator = defaultAuthenticator

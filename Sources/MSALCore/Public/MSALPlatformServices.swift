@@ -28,6 +28,9 @@ public struct MSALPlatformServices: Sendable {
     /// The broker app of the device (Microsoft Authenticator on iOS), used when the configuration's
     /// ``MSALBrokerOptions/brokerApp`` is nil and ``MSALGlobalConfig/brokerAvailability`` is `.auto`. `nil`: none.
     public var brokerApp: MSALBrokerApp? = nil
+    /// Microsoft's Enterprise SSO extension (Apple platforms), used when the configuration's
+    /// ``MSALBrokerOptions/ssoExtension`` is nil and ``MSALGlobalConfig/brokerAvailability`` is `.auto`. `nil`: none.
+    public var ssoExtension: (any MSALSSOExtensionPerformer)? = nil
 
     /// Creates platform services. The default storage keeps tokens in memory only.
     public init(httpClient: any MSALHTTPClient, webAuthenticator: (any MSALWebAuthenticator)? = nil,

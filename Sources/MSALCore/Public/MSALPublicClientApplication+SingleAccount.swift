@@ -5,17 +5,38 @@ extension MSALPublicClientApplication {
     /// process). Fails with ``MSALInternalError/internalErrorAmbiguousAccount`` when several accounts are signed in.
     public func getCurrentAccount(with parameters: MSALParameters?, completionBlock: @escaping MSALCurrentAccountCompletionBlock) {
         let queue = Self.completionQueue(parameters)
-        do {
-            let (current, previous) = try currentAccountNow()
-            CompletionBridge.async(on: queue) { completionBlock(current, previous, nil) }
-        } catch {
-            CompletionBridge.async(on: queue) { completionBlock(nil, nil, error) }
+        let completion = CompletionCarrier(block: completionBlock)
+        Task {
+            do {
+                let (current, previous) = try await currentAccount(with: parameters)
+                queue.async { completion.block(current, previous, nil) }
+            } catch {
+                queue.async { completion.block(nil, nil, error) }
+            }
         }
     }
 
     /// The signed-in account and the previous one (the `async` form of
-    /// ``getCurrentAccount(with:completionBlock:)``).
+    /// ``getCurrentAccount(with:completionBlock:)``). On a device in shared device mode (reported by the Enterprise
+    /// SSO extension), the account signed in on the device.
     public func currentAccount(with parameters: MSALParameters?) async throws -> (account: MSALAccount?, previousAccount: MSALAccount?) {
+        let correlationId = CorrelationID.next()
+        let device = try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [engine] in
+            try await engine.ssoExtensionAccounts(signedInOnly: true, correlationId: correlationId)
+        }
+        if let device, device.device.shared {
+            if device.accounts.count > 1 {
+                throw MSALErrorInfo.internal(.internalErrorAmbiguousAccount, "Several accounts are signed in on the shared device.",
+                                             correlationId: correlationId)
+            }
+            let current = device.accounts.first
+            let previous = engine.currentAccountMemory.withLock { memory -> MSALAccount? in
+                let previous = memory
+                memory = current
+                return previous
+            }
+            return (current, previous?.identifier == current?.identifier ? nil : previous)
+        }
         let (current, previous) = try currentAccountNow()
         return (current, previous)
     }
@@ -86,18 +107,26 @@ extension MSALPublicClientApplication {
         return true
     }
 
-    /// Information about the device. Outside Apple platforms there is no broker or single-sign-on extension, so
-    /// the device is always in default (personal) mode.
+    /// Information about the device: from Microsoft's Enterprise SSO extension where one is configured (its device
+    /// mode, registration details in ``MSALDeviceInformation/extraDeviceInformation``), else a personal device with
+    /// no extension.
     public func getDeviceInformation(with parameters: MSALParameters?,
                                      completionBlock: @escaping MSALDeviceInformationCompletionBlock) {
         let queue = Self.completionQueue(parameters)
-        let information = Self.localDeviceInformation()
-        CompletionBridge.async(on: queue) { completionBlock(information, nil) }
+        CompletionBridge.deliver(on: queue, to: completionBlock) {
+            try await self.deviceInformation(with: parameters)
+        }
     }
 
     /// Information about the device (the `async` form of ``getDeviceInformation(with:completionBlock:)``).
     public func deviceInformation(with parameters: MSALParameters?) async throws -> MSALDeviceInformation {
-        Self.localDeviceInformation()
+        let correlationId = CorrelationID.next()
+        let info = try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [engine] in
+            try await engine.ssoExtensionDeviceInfo(correlationId: correlationId)
+        }
+        guard let info else { return Self.localDeviceInformation() }
+        return MSALDeviceInformation(deviceMode: info.shared ? .shared : .default, hasAADSSOExtension: true,
+                                     extraDeviceInformation: info.extra)
     }
 
     private static func localDeviceInformation() -> MSALDeviceInformation {

@@ -64,7 +64,8 @@ public class MSALPublicClientApplication: @unchecked Sendable {
                               defaultAuthenticator: platform.webAuthenticator,
                               embeddedAuthenticator: platform.embeddedWebAuthenticator, sessions: sessions,
                               broker: snapshot.brokerOptions.transport(platform: platform.brokerTransport),
-                              brokerApp: snapshot.brokerOptions.brokerApp ?? platform.brokerApp)
+                              brokerApp: snapshot.brokerOptions.brokerApp ?? platform.brokerApp,
+                              ssoExtension: snapshot.brokerOptions.ssoExtension ?? platform.ssoExtension)
         configurationCopy = snapshot
     }
 
@@ -201,7 +202,8 @@ public class MSALPublicClientApplication: @unchecked Sendable {
         let cached = try accounts(for: parameters)
         let correlationId = CorrelationID.next()
         let brokered = try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [engine] in
-            try await engine.brokerAccounts(correlationId: correlationId)
+            let fromExtension = try await engine.ssoExtensionAccounts(signedInOnly: false, correlationId: correlationId)?.accounts ?? []
+            return fromExtension + (try await engine.brokerAccounts(correlationId: correlationId))
         }
         let known = Set(cached.compactMap { $0.identifier?.lowercased() })
         return cached + brokered.filter { account in

@@ -1,0 +1,97 @@
+package import Foundation
+
+/// An account the Enterprise SSO extension holds (an entry of `get_accounts_operation`'s `accounts`).
+package struct SSOExtensionAccount: Sendable, Equatable {
+    package var homeAccountId: String
+    package var username: String
+    package var environment: String
+}
+
+/// What the extension says about the device (`get_device_info`, and the keys every answer carries).
+package struct SSOExtensionDeviceInfo: Sendable, Equatable {
+    package var shared: Bool
+    package var fullMode: Bool
+    package var extra: [String: String]
+    /// macOS's platform SSO status (`platform_sso_status`).
+    package var platformSSOStatus: String?
+}
+
+/// Reads the Enterprise SSO extension's answers: the header fields of its `authenticatedResponse`, a flat dictionary
+/// (MSAL for iOS/macOS's common core: `MSIDBrokerOperationResponse`, `MSIDBrokerOperationTokenResponse`,
+/// `MSIDBrokerOperationGetAccountsResponse`, `MSIDDeviceInfo`). The extension is another process's code: sizes are
+/// bounded, the answer must be for the operation asked, and every failure is typed.
+package enum SSOExtensionAnswer {
+    static let maximumFields = 256
+    static let maximumValue = 1 << 16
+
+    /// The fields of a successful answer to `operation`.
+    package static func checked(_ fields: [String: String], _ operation: SSOExtensionRequest.Operation,
+                                correlationId: UUID) throws -> [String: String] {
+        guard fields.count <= maximumFields, fields.allSatisfy({ $0.key.utf8.count <= 256 && $0.value.utf8.count <= maximumValue }) else {
+            throw MSALErrorInfo.invalidResponse("The SSO extension's answer is too large.", correlationId: correlationId)
+        }
+        guard fields["operation"] == operation.rawValue else {
+            throw MSALErrorInfo.internal(.internalErrorBrokerCorruptedResponse,
+                                         "The SSO extension answered another operation than \(operation.rawValue).",
+                                         correlationId: correlationId)
+        }
+        guard ["1", "true", "yes"].contains((fields["success"] ?? "").lowercased()) else {
+            if let oauth = fields["error"], !oauth.isEmpty {
+                throw OAuthErrorBody(error: oauth, errorDescription: fields["error_description"], subError: fields["suberror"])
+                    .msalError(httpStatus: nil, headers: nil, correlationId: correlationId)
+            }
+            throw MSALErrorInfo.internal(.internalErrorBrokerUnknown, "The SSO extension's \(operation.rawValue) failed.",
+                                         correlationId: correlationId)
+        }
+        return fields
+    }
+
+    /// The token response of a successful `login` or `refresh`.
+    static func tokenResponse(_ fields: [String: String], now: Date, correlationId: UUID) throws -> TokenResponse {
+        try AuthenticatorBrokerResponse.tokenResponse(fields, now: now, correlationId: correlationId)
+    }
+
+    /// The accounts of a `get_accounts_operation` answer (a JSON array in one string); an entry without a home
+    /// account id or user name is left out.
+    package static func accounts(_ fields: [String: String], correlationId: UUID) throws -> [SSOExtensionAccount] {
+        guard let text = fields["accounts"], !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
+        guard let list = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [Any] else {
+            throw MSALErrorInfo.invalidResponse("The SSO extension's accounts are not a JSON array.", correlationId: correlationId)
+        }
+        return list.prefix(1000).compactMap { item in
+            guard let object = item as? [String: Any], let home = object["home_account_id"] as? String, !home.isEmpty,
+                  let username = object["username"] as? String, !username.isEmpty, home.utf8.count <= 512,
+                  username.utf8.count <= 512 else { return nil }
+            return SSOExtensionAccount(homeAccountId: home, username: username,
+                                       environment: object["environment"] as? String ?? "login.microsoftonline.com")
+        }
+    }
+
+    /// The device information every answer carries (MSAL for iOS/macOS merges `extraDeviceInfo` into
+    /// `extraDeviceInformation` and adds `isSSOExtensionInFullMode`).
+    package static func deviceInfo(_ fields: [String: String]) -> SSOExtensionDeviceInfo {
+        var extra: [String: String] = [:]
+        if let text = fields["extraDeviceInfo"],
+           let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] {
+            for (key, value) in object.prefix(64) {
+                if let string = value as? String, string.utf8.count <= 1024 { extra[key] = string }
+            }
+        }
+        let full = (fields["sso_extension_mode"] ?? "full") != "silent_only"
+        extra["isSSOExtensionInFullMode"] = full ? "Yes" : "No"
+        return SSOExtensionDeviceInfo(shared: fields["device_mode"] == "shared", fullMode: full, extra: extra,
+                                      platformSSOStatus: fields["platform_sso_status"])
+    }
+
+    /// The MSAL error of an extension error reported as `domain` and `code` (the underlying error of
+    /// `ASAuthorizationError` -6000): MSAL's own codes as they are, anything else an unknown broker error.
+    package static func error(domain: String, code: Int, description: String, correlationId: UUID?) -> MSALErrorInfo {
+        if domain == "MSALErrorDomain", let known = MSALError(rawValue: code) {
+            return MSALErrorInfo(known, description: description, correlationId: correlationId)
+        }
+        if domain == "MSALErrorDomain", let internalCode = MSALInternalError(rawValue: code) {
+            return .internal(internalCode, description, correlationId: correlationId)
+        }
+        return .internal(.internalErrorBrokerUnknown, "\(description) (\(domain) \(code))", correlationId: correlationId)
+    }
+}

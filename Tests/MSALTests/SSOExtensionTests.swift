@@ -1,0 +1,140 @@
+import Foundation
+import MSALSupport
+import MSALTestSupport
+import Testing
+import MSAL
+import MSALTesting
+@testable import MSALCore
+import MSALEmulator
+import MSALEmulatorCore
+
+/// Microsoft's Enterprise SSO extension on the broker port: each operation's request and answer in MSAL for
+/// iOS/macOS's formats (message protocol 4, flat string fields), against the emulator playing the extension.
+@Suite("The Enterprise SSO extension against the emulator", .serialized)
+struct SSOExtensionTests {
+    /// The device's extension: configured or not, answering from the emulator, the operations it saw.
+    struct Extension: MSALSSOExtensionPerformer {
+        let emulator: IdentityEmulator
+        var configured = true
+        var approve: EmulatedBrokerApprover? = nil
+        var tamper: @Sendable ([String: String]) -> [String: String] = { $0 }
+        let operations = LockedBox<[(String, [String: String])]>([])
+
+        func canPerform() async -> Bool { configured }
+
+        func perform(operation: String, items: [String: String], userInterface: Bool) async throws -> [String: String] {
+            operations.withLock { $0.append((operation, items)) }
+            do {
+                return tamper(try await emulator.ssoExtensionAnswer(operation, items: items, approve: approve))
+            } catch let error as EmulatedSSOExtensionError {
+                throw SSOExtensionAnswer.error(domain: error.domain, code: error.code, description: error.description,
+                                               correlationId: nil)
+            }
+        }
+    }
+
+    static func emulator(policy: EmulatedConditionalAccess? = nil) async throws -> IdentityEmulator {
+        var configuration = EmulatorConfiguration.default
+        configuration.autoApproveUsername = configuration.defaults.username
+        if let index = configuration.tenants.firstIndex(where: { $0.id == EmulatorConfiguration.demoTenantId }) {
+            configuration.tenants[index].conditionalAccess = policy
+        }
+        return try await IdentityEmulator.start(configuration)
+    }
+
+    static func app(_ emulator: IdentityEmulator, _ ssoExtension: Extension?) throws -> MSALPublicClientApplication {
+        let config = MSALPublicClientApplicationConfig(
+            clientId: emulator.clientId, redirectUri: "msauth.com.example.msaldemo://auth",
+            authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
+        config.httpClient = MSALDefaultHTTPClient.shared
+        config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
+        if let ssoExtension { config.brokerOptions = MSALBrokerOptions(ssoExtension: ssoExtension) }
+        return try MSALPublicClientApplication(configuration: config)
+    }
+
+    static func interactive() -> MSALInteractiveTokenParameters {
+        let webview = MSALWebviewParameters()
+        webview.webAuthenticator = EmulatorAutoApproveAuthenticator()
+        return MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
+    }
+
+    @Test func loginRefreshAccountsDeviceInformationAndSignOutRoundTrip() async throws {
+        let emulator = try await Self.emulator(policy: .compliantDevice)
+        let ssoExtension = Extension(emulator: emulator)
+        let app = try Self.app(emulator, ssoExtension)
+
+        let signedIn = try await app.acquireToken(with: Self.interactive())
+        #expect(signedIn.metadata.tokenSource == .broker)
+        let login = try #require(ssoExtension.operations.get().first)
+        #expect(login.0 == "login" && login.1["msg_protocol_ver"] == "4" && login.1["client_id"] == emulator.clientId)
+        #expect(login.1["scope"] == "User.Read" && login.1["broker_key"] != nil && login.1["provider_type"] == "provider_aad_v2")
+
+        let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
+        #expect(try await app.acquireTokenSilent(with: parameters).metadata.tokenSource == .cache)
+        parameters.forceRefresh = true
+        let refreshed = try await app.acquireTokenSilent(with: parameters)
+        #expect(refreshed.metadata.tokenSource == .broker)
+        let refresh = try #require(ssoExtension.operations.get().last)
+        #expect(refresh.0 == "refresh" && refresh.1["home_account_id"] == signedIn.account.identifier && refresh.1["force_refresh"] == "1")
+
+        // Another app of the device finds the account and gets tokens without a sign-in of its own.
+        let other = try Self.app(emulator, ssoExtension)
+        let device = try await other.accountsFromDevice(for: MSALAccountEnumerationParameters(identifier: nil))
+        #expect(device.map(\.username) == [emulator.username])
+        #expect(try await other.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: device[0])).metadata.tokenSource == .broker)
+
+        let information = try await app.deviceInformation(with: nil)
+        #expect(information.hasAADSSOExtension && information.deviceMode == .default)
+        #expect(information.extraDeviceInformationValues["primary_registration_metadata_device_id"] != nil)
+        #expect(information.extraDeviceInformationValues["isSSOExtensionInFullMode"] == "Yes")
+
+        let signedOut = try await app.signout(with: signedIn.account, signoutParameters: MSALSignoutParameters())
+        #expect(signedOut)
+        #expect(ssoExtension.operations.get().last?.0 == "signout_account_operation")
+        // The device no longer holds it (an app that never signed in finds no account).
+        let third = try Self.app(emulator, ssoExtension)
+        #expect(try await third.accountsFromDevice(for: MSALAccountEnumerationParameters(identifier: nil)).isEmpty)
+        await emulator.stop()
+    }
+
+    @Test func sharedDeviceModeReportsTheDevicesCurrentAccount() async throws {
+        let emulator = try await Self.emulator()
+        await emulator.setSharedDeviceMode(true)
+        let ssoExtension = Extension(emulator: emulator)
+        let app = try Self.app(emulator, ssoExtension)
+        #expect(try await app.deviceInformation(with: nil).deviceMode == .shared)
+        _ = try await Self.app(emulator, ssoExtension).acquireToken(with: Self.interactive())
+        let (current, _) = try await app.currentAccount(with: nil)
+        #expect(current?.username == emulator.username)
+        await emulator.stop()
+    }
+
+    @Test func withoutTheExtensionTheLibrarysOwnFlowsRun() async throws {
+        let emulator = try await Self.emulator()
+        var ssoExtension = Extension(emulator: emulator)
+        ssoExtension.configured = false
+        let app = try Self.app(emulator, ssoExtension)
+        #expect(try await app.acquireToken(with: Self.interactive()).metadata.tokenSource == .identityProvider)
+        #expect(!(try await app.deviceInformation(with: nil).hasAADSSOExtension))
+        #expect(ssoExtension.operations.get().isEmpty)
+        await emulator.stop()
+    }
+
+    @Test func aCanceledSignInAndHostileAnswersAreTypedErrors() async throws {
+        let emulator = try await Self.emulator()
+        var canceling = Extension(emulator: emulator)
+        canceling.approve = { _ in nil }
+        await #expect { try await Self.app(emulator, canceling).acquireToken(with: Self.interactive()) } throws: {
+            ($0 as? MSALErrorInfo)?.code == .userCanceled
+        }
+        var other = Extension(emulator: emulator)
+        other.tamper = { fields in fields.merging(["operation": "get_device_info"]) { $1 } }
+        await #expect { try await Self.app(emulator, other).acquireToken(with: Self.interactive()) } throws: {
+            ($0 as? MSALErrorInfo)?.internalCode == .internalErrorBrokerCorruptedResponse
+        }
+        var huge = Extension(emulator: emulator)
+        huge.tamper = { fields in fields.merging(["access_token": String(repeating: "x", count: 1 << 17)]) { $1 } }
+        await #expect(throws: MSALErrorInfo.self) { try await Self.app(emulator, huge).acquireToken(with: Self.interactive()) }
+        await emulator.stop()
+    }
+}
