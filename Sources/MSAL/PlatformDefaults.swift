@@ -62,6 +62,10 @@ extension MSALPlatformServices {
         services.brokerApp = MSALBrokerApp(opener: MSALAuthenticatorAppOpener(),
                                            keyStore: MSALKeychainBrokerKeyStore(keychainSharingGroup: keychainSharingGroup))
         #endif
+        #if canImport(AuthenticationServices) && !os(watchOS) && !os(tvOS)
+        // Microsoft's Enterprise SSO extension, asked first where an MDM profile configured it.
+        services.ssoExtension = MSALSSOExtensionAuthorization()
+        #endif
         #if os(Linux)
         // The Microsoft identity broker on the session bus, used only when the configuration turns it on
         // (MSALBrokerOptions.enabledOnLinux).

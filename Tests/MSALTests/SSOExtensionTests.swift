@@ -132,6 +132,10 @@ struct SSOExtensionTests {
         await #expect { try await Self.app(emulator, other).acquireToken(with: Self.interactive()) } throws: {
             ($0 as? MSALErrorInfo)?.internalCode == .internalErrorBrokerCorruptedResponse
         }
+        // Header field names are case-insensitive: an answer whose names changed case is read the same.
+        var recased = Extension(emulator: emulator)
+        recased.tamper = { fields in Dictionary(uniqueKeysWithValues: fields.map { ($0.key.capitalized, $0.value) }) }
+        #expect(try await Self.app(emulator, recased).acquireToken(with: Self.interactive()).metadata.tokenSource == .broker)
         var huge = Extension(emulator: emulator)
         huge.tamper = { fields in fields.merging(["access_token": String(repeating: "x", count: 1 << 17)]) { $1 } }
         await #expect(throws: MSALErrorInfo.self) { try await Self.app(emulator, huge).acquireToken(with: Self.interactive()) }

@@ -24,9 +24,16 @@ package enum SSOExtensionAnswer {
     static let maximumFields = 256
     static let maximumValue = 1 << 16
 
-    /// The fields of a successful answer to `operation`.
-    package static func checked(_ fields: [String: String], _ operation: SSOExtensionRequest.Operation,
+    /// `fields` with lower-case names: header field names are case-insensitive, and an `HTTPURLResponse` may change
+    /// their case (the first of two names that differ only in case wins).
+    static func normalized(_ fields: [String: String]) -> [String: String] {
+        Dictionary(fields.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The fields of a successful answer to `operation`, their names in lower case.
+    package static func checked(_ raw: [String: String], _ operation: SSOExtensionRequest.Operation,
                                 correlationId: UUID) throws -> [String: String] {
+        let fields = normalized(raw)
         guard fields.count <= maximumFields, fields.allSatisfy({ $0.key.utf8.count <= 256 && $0.value.utf8.count <= maximumValue }) else {
             throw MSALErrorInfo.invalidResponse("The SSO extension's answer is too large.", correlationId: correlationId)
         }
@@ -53,7 +60,8 @@ package enum SSOExtensionAnswer {
 
     /// The accounts of a `get_accounts_operation` answer (a JSON array in one string); an entry without a home
     /// account id or user name is left out.
-    package static func accounts(_ fields: [String: String], correlationId: UUID) throws -> [SSOExtensionAccount] {
+    package static func accounts(_ raw: [String: String], correlationId: UUID) throws -> [SSOExtensionAccount] {
+        let fields = normalized(raw)
         guard let text = fields["accounts"], !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
         guard let list = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [Any] else {
             throw MSALErrorInfo.invalidResponse("The SSO extension's accounts are not a JSON array.", correlationId: correlationId)
@@ -69,9 +77,10 @@ package enum SSOExtensionAnswer {
 
     /// The device information every answer carries (MSAL for iOS/macOS merges `extraDeviceInfo` into
     /// `extraDeviceInformation` and adds `isSSOExtensionInFullMode`).
-    package static func deviceInfo(_ fields: [String: String]) -> SSOExtensionDeviceInfo {
+    package static func deviceInfo(_ raw: [String: String]) -> SSOExtensionDeviceInfo {
+        let fields = normalized(raw)
         var extra: [String: String] = [:]
-        if let text = fields["extraDeviceInfo"],
+        if let text = fields["extradeviceinfo"],
            let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] {
             for (key, value) in object.prefix(64) {
                 if let string = value as? String, string.utf8.count <= 1024 { extra[key] = string }

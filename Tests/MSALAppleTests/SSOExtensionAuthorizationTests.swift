@@ -1,0 +1,81 @@
+import AuthenticationServices
+import Foundation
+import MSAL
+import MSALEmulator
+import MSALTesting
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension AppleSurfaceTests {
+    /// The Enterprise SSO extension through AuthenticationServices (the stand-in's single sign-on provider, whose
+    /// extension the emulator plays): the platform's default application signs in and gets tokens through it, reads
+    /// the device's information, and maps the framework's errors as MSAL for iOS/macOS does.
+    @Suite("Enterprise SSO extension through AuthenticationServices") struct SSOExtensionAuthorizationTests {
+        static let provider = URL(string: "https://login.microsoftonline.com/common")!
+
+        @MainActor static func answerWith(_ emulator: IdentityEmulator) {
+            SurfaceSSOExtension.configuredURLs = [provider]
+            SurfaceSSOExtension.handler = { operation, items, _ in
+                var fields: [String: String] = [:]
+                for item in items { fields[item.name] = item.value ?? "" }
+                do {
+                    return .success(try await emulator.ssoExtensionAnswer(operation, items: fields))
+                } catch {
+                    let underlying = NSError(domain: "MSALErrorDomain", code: -50005, userInfo: nil)
+                    return .failure(NSError(domain: ASAuthorizationError.errorDomain, code: -6000,
+                                            userInfo: [NSUnderlyingErrorKey: underlying]))
+                }
+            }
+        }
+
+        @Test @MainActor func theDefaultApplicationUsesTheExtension() async throws {
+            AppleFixture.resetKeychain()
+            defer { SurfaceSSOExtension.reset() }
+            var configuration = EmulatorConfiguration.default
+            configuration.autoApproveUsername = configuration.defaults.username
+            let emulator = try await IdentityEmulator.start(configuration)
+            Self.answerWith(emulator)
+            let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId,
+                                                           redirectUri: "msauth.com.example.msaldemo://auth",
+                                                           authority: try MSALAADAuthority(url: emulator.authorityURL))
+            config.httpClient = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+            config.cacheConfig.keychainSharingGroup = AppleFixture.group
+            let app = try MSALPublicClientApplication(configuration: config)
+            let shown = ShownController()
+            let result = try await app.acquireToken(with: MSALInteractiveTokenParameters(
+                scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(authPresentationViewController: shown.controller)))
+            #expect(result.metadata.tokenSource == .broker)
+            let silent = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
+            silent.forceRefresh = true
+            #expect(try await app.acquireTokenSilent(with: silent).metadata.tokenSource == .broker)
+            let information = try await app.deviceInformation(with: nil)
+            #expect(information.hasAADSSOExtension)
+            await emulator.stop()
+        }
+
+        @Test func theFrameworksErrorsMapAsMSALMapsThem() async throws {
+            let performer = MSALSSOExtensionAuthorization(identityProviderURL: Self.provider)
+            func failing(_ error: NSError) async -> MSALErrorInfo? {
+                await MainActor.run {
+                    SurfaceSSOExtension.configuredURLs = [Self.provider]
+                    SurfaceSSOExtension.handler = { _, _, _ in .failure(error) }
+                }
+                defer { Task { @MainActor in SurfaceSSOExtension.reset() } }
+                do {
+                    _ = try await performer.perform(operation: "refresh", items: [:], userInterface: false)
+                    return nil
+                } catch {
+                    return error as? MSALErrorInfo
+                }
+            }
+            #expect(await failing(ASAuthorizationError(.canceled) as NSError)?.code == .userCanceled)
+            #expect(await failing(ASAuthorizationError(.notInteractive) as NSError)?.code == .interactionRequired)
+            #expect(await failing(ASAuthorizationError(.notHandled) as NSError)?.internalCode == .internalBrokerNotAvailable)
+            let underlying = NSError(domain: "MSALErrorDomain", code: -50002, userInfo: nil)
+            #expect(await failing(NSError(domain: ASAuthorizationError.errorDomain, code: -6000,
+                                          userInfo: [NSUnderlyingErrorKey: underlying]))?.code == .interactionRequired)
+        }
+    }
+}
