@@ -115,7 +115,7 @@ fuzz_log="$(mktemp)"
 FUZZ_BUILD_ONLY=1 nice -n 19 scripts/fuzz.sh >"$fuzz_log" 2>&1 &
 fuzz_build=$!
 # A step that fails ends the run; the background build must not outlive it (the next run builds in the same place).
-trap 'pkill -TERM -P "$fuzz_build" 2>/dev/null; kill "$fuzz_build" 2>/dev/null; true' EXIT
+trap 'pkill -TERM -P "$fuzz_build" 2>/dev/null || true; kill "$fuzz_build" 2>/dev/null || true' EXIT
 
 # The install step (README): msal, msal-emulator, the man page and the completions into a temporary prefix; the
 # installed tool runs, its man page documents the commands, and bash completion offers the subcommands.
