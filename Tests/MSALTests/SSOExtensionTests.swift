@@ -109,6 +109,28 @@ struct SSOExtensionTests {
         await emulator.stop()
     }
 
+    /// `allowUsingLocalCachedRtWhenSsoExtFailed`: when the extension fails a silent request, the account's own refresh
+    /// token is used if allowed; otherwise (or when that fails too) the extension's error is returned.
+    @Test func aFailedExtensionFallsBackToTheCachedRefreshTokenWhenAllowed() async throws {
+        let emulator = try await Self.emulator()
+        let plain = try Self.app(emulator, nil)
+        let signedIn = try await plain.acquireToken(with: Self.interactive())
+        // The extension does not hold the account (it signed in in the web view): it fails the silent request.
+        let failing = Extension(emulator: emulator)
+        let config = plain.configuration
+        config.brokerOptions = MSALBrokerOptions(ssoExtension: failing)
+        let app = try MSALPublicClientApplication(configuration: config)
+        let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
+        parameters.forceRefresh = true
+        #expect(try await app.acquireTokenSilent(with: parameters).metadata.tokenSource == .identityProvider)
+        parameters.allowUsingLocalCachedRtWhenSsoExtFailed = false
+        await #expect { try await app.acquireTokenSilent(with: parameters) } throws: {
+            ($0 as? MSALErrorInfo)?.code == .interactionRequired
+        }
+        #expect(failing.operations.get().map(\.0) == ["refresh", "refresh"])
+        await emulator.stop()
+    }
+
     @Test func withoutTheExtensionTheLibrarysOwnFlowsRun() async throws {
         let emulator = try await Self.emulator()
         var ssoExtension = Extension(emulator: emulator)

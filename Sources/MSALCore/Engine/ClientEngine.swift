@@ -10,6 +10,9 @@ struct SilentRequest: Sendable {
     var forceRefresh: Bool
     var correlationId: UUID
     var extraQueryParameters: [String: String]
+    /// Whether the account's own refresh token may be used when the SSO extension fails
+    /// (``MSALSilentTokenParameters/allowUsingLocalCachedRtWhenSsoExtFailed``).
+    var allowLocalRefreshToken = true
 }
 
 /// The machinery behind the client applications: what one application's flows share (its settings, transport,

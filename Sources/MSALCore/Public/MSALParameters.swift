@@ -156,7 +156,9 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
         get { withSettings { $0.forceRefresh } }
         set { changeSettings { $0.forceRefresh = newValue } }
     }
-    /// Kept for source compatibility (Apple single-sign-on extension). Default true.
+    /// When Microsoft's Enterprise SSO extension fails a silent request (other than by the user cancelling), whether
+    /// the account's own cached refresh token may be redeemed instead; the extension's error is returned when that
+    /// fails too. Default true, as in MSAL for iOS/macOS.
     public var allowUsingLocalCachedRtWhenSsoExtFailed: Bool {
         get { withSettings { $0.allowLocalRefreshToken } }
         set { changeSettings { $0.allowLocalRefreshToken = newValue } }
@@ -189,7 +191,8 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
                              claims: claims?.jsonString(), hasClaimsRequest: claims != nil,
                              forceRefresh: settings.forceRefresh,
                              correlationId: settings.correlationId ?? CorrelationID.next(),
-                             extraQueryParameters: settings.extraQueryParameters ?? [:])
+                             extraQueryParameters: settings.extraQueryParameters ?? [:],
+                             allowLocalRefreshToken: settings.allowLocalRefreshToken)
     }
 }
 
