@@ -83,7 +83,7 @@ extension EmulatorCore {
         }
         recordConsent(scopes.full.filter { !$0.hasSuffix("/.default") }, userId: user.objectId, clientId: app.clientId)
         broker.signIn(user.objectId, at: now)
-        let origin = authority.port.flatMap { port in authority.host.map { "\(authority.scheme ?? "https")://\($0):\(port)" } }
+        let origin = Self.origin(ofAuthority: authority)
         var grant = Grant(app: app, user: user, tenant: tenant, policy: nil, scopes: scopes,
                           granted: effectiveScopes(scopes, userId: user.objectId, app: app), nonce: nil, authTime: now,
                           wantsClientInfo: true, baseURL: origin ?? issuerBase)

@@ -78,6 +78,12 @@ extension EmulatorCore {
         ]
     }
 
+    /// The origin an authority URL names when it names its port (what tokens then name as their issuer); nil without
+    /// a port (Microsoft's broker client drops it), when the emulator's own HTTPS base is named instead.
+    static func origin(ofAuthority url: URL) -> String? {
+        url.port.flatMap { port in url.host.map { "\(url.scheme ?? "https")://\($0):\(port)" } }
+    }
+
     static func environment(of base: String) -> String {
         guard let components = URLComponents(string: base), let host = components.host else { return base }
         return components.port.map { "\(host):\($0)" } ?? host

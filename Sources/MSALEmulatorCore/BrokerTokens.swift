@@ -35,7 +35,7 @@ extension EmulatorCore {
         let context = try resolveContext(tenantSegment: segment, policyName: nil, tfp: false)
         // Tokens name the emulator the client reached (its scheme and port), as the token endpoint's do; an authority
         // without its port (Microsoft's client drops it) gets the emulator's HTTPS base.
-        let origin = url.port.flatMap { port in url.host.map { "\(url.scheme ?? "https")://\($0):\(port)" } }
+        let origin = Self.origin(ofAuthority: url)
         if context.tenant?.kind == .b2c {
             throw BrokerFailure(status: BrokerFailure.incorrectConfiguration, errorCode: 0, context: "Broker does not support B2C requests.")
         }

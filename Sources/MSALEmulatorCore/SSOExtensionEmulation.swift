@@ -124,7 +124,7 @@ extension EmulatorCore {
         guard let tenant = tokenTenant(for: user, in: context) else {
             throw EntraError(error: "invalid_grant", code: 50020, message: "The user cannot sign in to this tenant.")
         }
-        let origin = authority.port.flatMap { port in authority.host.map { "\(authority.scheme ?? "https")://\($0):\(port)" } }
+        let origin = Self.origin(ofAuthority: authority)
         var grant = Grant(app: app, user: user, tenant: tenant, policy: nil, scopes: scopes,
                           granted: effectiveScopes(scopes, userId: user.objectId, app: app), nonce: nil, authTime: authTime,
                           wantsClientInfo: true, baseURL: origin ?? issuerBase)

@@ -23,12 +23,7 @@ struct BrokeredSignInTests {
 
         init(policy: EmulatedConditionalAccess? = nil, withBroker: Bool = true,
              approve: EmulatedBrokerApprover? = nil) async throws {
-            var configuration = EmulatorConfiguration.default
-            configuration.autoApproveUsername = configuration.defaults.username
-            if let index = configuration.tenants.firstIndex(where: { $0.id == EmulatorConfiguration.demoTenantId }) {
-                configuration.tenants[index].conditionalAccess = policy
-            }
-            emulator = try await IdentityEmulator.start(configuration)
+            emulator = try await BrokerEmulatorFixture.start(policy: policy)
             bus = try await PrivateBus()
             if withBroker { broker = try EmulatedIdentityBroker.start(for: emulator, busAddress: bus.address, approve: approve) }
         }

@@ -34,12 +34,7 @@ struct SSOExtensionTests {
     }
 
     static func emulator(policy: EmulatedConditionalAccess? = nil) async throws -> IdentityEmulator {
-        var configuration = EmulatorConfiguration.default
-        configuration.autoApproveUsername = configuration.defaults.username
-        if let index = configuration.tenants.firstIndex(where: { $0.id == EmulatorConfiguration.demoTenantId }) {
-            configuration.tenants[index].conditionalAccess = policy
-        }
-        return try await IdentityEmulator.start(configuration)
+        try await BrokerEmulatorFixture.start(policy: policy)
     }
 
     static func app(_ emulator: IdentityEmulator, _ ssoExtension: Extension?) throws -> MSALPublicClientApplication {

@@ -20,19 +20,12 @@ extension ClientEngine {
         }
         let resolved = try await resolve(authority.descriptor, correlationId: correlationId)
         let scopes = request.scopes + request.extraScopesToConsent
-        let prompt: String? = switch request.prompt {
-        case .selectAccount: "select_account"
-        case .login: "login"
-        case .consent: "consent"
-        case .create: "create"
-        default: nil
-        }
         let brokerRequest = AuthenticatorBrokerRequest(
             authority: authority.url.absoluteString, clientId: settings.clientId, redirectUri: settings.redirectUri,
             correlationId: correlationId, scopes: request.scopes, brokerKey: key,
             claims: ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: request.claimsRequest),
             clientCapabilities: settings.clientCapabilities, loginHint: request.loginHint,
-            homeAccountId: request.account?.identifier, username: request.account?.username, prompt: prompt,
+            homeAccountId: request.account?.identifier, username: request.account?.username, prompt: request.prompt.parameterValue,
             extraQueryParameters: settings.extraQueryParameters.merging(request.extraQueryParameters) { $1 },
             extraConsentScopes: request.extraScopesToConsent,
             applicationToken: try? app.keyStore.applicationToken(clientId: settings.clientId))

@@ -64,12 +64,8 @@ extension ClientEngine {
         guard let broker = broker(for: authority) else { return nil }
         let correlationId = request.correlationId
         let scopes = request.scopes + request.extraScopesToConsent
-        let prompt: String? = switch request.prompt {
-        case .selectAccount: "select_account"
-        case .login: "login"
-        case .consent: "consent"
-        default: nil
-        }
+        // The Linux broker takes `select_account`, `login` and `consent` (not `create`).
+        let prompt = request.prompt == .create ? nil : request.prompt.parameterValue
         let parameters = brokerParameters(
             .interactive, authority: authority.descriptor, scopes: scopes,
             claims: ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: request.claimsRequest),

@@ -66,13 +66,7 @@ extension ClientEngine {
                                                                      claimsRequest: request.claimsRequest))
         token.homeAccountId = request.account?.identifier
         token.username = request.account?.username ?? request.loginHint
-        token.prompt = switch request.prompt {
-        case .selectAccount: "select_account"
-        case .login: "login"
-        case .consent: "consent"
-        case .create: "create"
-        default: nil
-        }
+        token.prompt = request.prompt.parameterValue
         token.extraConsentScopes = request.extraScopesToConsent
         log(correlationId).info("Signing in through the SSO extension.")
         guard let fields = try await performSSOExtension(.token(.login, token, base: ssoExtensionBase(correlationId)),
