@@ -50,7 +50,11 @@ extension TokenCacheDocument {
         } else {
             var all: [(String, Entry?, JSONValue?)] = entries.map { ($0.key, $0, nil) }
             for (key, value) in unreadable { all.append((key, nil, value)) }
-            all.sort { CacheStrings.codePointLess($0.0, $1.0) }
+            // A total order: an unreadable entry may carry the key a readable one computes, and an unstable sort
+            // would write the two in either order (the readable one goes first).
+            all.sort { left, right in
+                left.0 != right.0 ? CacheStrings.codePointLess(left.0, right.0) : (left.1 != nil && right.1 == nil)
+            }
             for (key, entry, value) in all {
                 writer.key(key, indent: 2)
                 if let entry { entry.write(to: &writer, indent: 2) } else if let value { writer.value(value, indent: 2) }
