@@ -127,6 +127,43 @@ struct CacheDocumentFormatTests {
         #expect(reread["AccessToken"]?.objectValue?.count == 2)
     }
 
+    /// A key twice in a section keeps its last entry, as Python's `json.loads` and Foundation do, wherever the two
+    /// entries would be indexed (another account or app, readable or not, a section spelt twice).
+    @Test(arguments: [
+        // Two readable access tokens of different apps under one key.
+        (#"{"AccessToken": {"k": {AT1}, "k": {AT2}}}"#, "AT-2"),
+        // Readable, then unreadable (a refresh token in the access-token section).
+        (#"{"AccessToken": {"k": {AT1}, "k": {"credential_type": "RefreshToken", "secret": "X"}}}"#, "X"),
+        // Unreadable, then readable.
+        (#"{"AccessToken": {"k": 1, "k": {AT2}}}"#, "AT-2"),
+        // The section spelt twice.
+        (#"{"AccessToken": {"k": {AT1}}, "accesstoken": {"k": {AT2}}}"#, "AT-2"),
+    ])
+    func aDuplicatedKeyKeepsItsLastEntry(template: String, expectedSecret: String) throws {
+        func accessToken(_ client: String, _ secret: String) -> String {
+            #"{"credential_type": "AccessToken", "secret": "\#(secret)", "home_account_id": "u.t", "#
+                + #""environment": "login.microsoftonline.com", "client_id": "\#(client)", "realm": "t", "#
+                + #""target": "User.Read", "cached_at": "1700000000", "expires_on": "1700003600"}"#
+        }
+        let text = template.replacingOccurrences(of: "{AT1}", with: accessToken("app-1", "AT-1"))
+            .replacingOccurrences(of: "{AT2}", with: accessToken("app-2", "AT-2"))
+        let document = try TokenCacheDocument.parse(Data(text.utf8))
+        let written = document.serialize()
+        let object = try #require(CacheFixtures.object(written))
+        let section = try #require(object["AccessToken"]?.objectValue)
+        #expect(section.count == 1)
+        #expect(String(decoding: written, as: UTF8.self).components(separatedBy: #""k":"#).count == 2)
+        #expect(section["k"]?.objectValue?["secret"] == .string(expectedSecret))
+        #expect(document.accessTokenCount == (expectedSecret == "X" ? 0 : 1))
+        // Foundation reads the same one entry, and a rewrite is a fixed point.
+        let foundation = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        if foundation.count == 1, let entries = foundation["AccessToken"] as? [String: Any],
+           let entry = entries["k"] as? [String: Any] {
+            #expect(entry["secret"] as? String == expectedSecret)
+        }
+        #expect(try TokenCacheDocument.parse(written).serialize() == written)
+    }
+
     @Test func descriptionsNeverShowSecrets() throws {
         let document = TokenCacheDocument()
         let at = try #require(document.saveTokenResponse(CacheFixtures.signInResponse()))

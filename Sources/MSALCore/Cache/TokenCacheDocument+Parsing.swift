@@ -4,14 +4,24 @@ extension TokenCacheDocument {
     /// Reads a cache document written by MSAL for Python, .NET, Node or ObjC (document shape).
     ///
     /// Credential sections are matched without regard to case. Entries that cannot be read are kept
-    /// verbatim and reported in ``parseWarnings``. Empty data reads as an empty document.
+    /// verbatim and reported in ``parseWarnings``. Empty data reads as an empty document. A key that appears twice
+    /// in a section (or in two spellings of one section) keeps its last entry, as JSON readers such as Python's and
+    /// Foundation's do: the document is then read a second time, dropping what a key held before each entry, so
+    /// well-formed caches pay only a check of their access-token keys.
     ///
     /// - Throws: ``MSALErrorInfo`` (`.internal`, ``MSALInternalError/internalErrorUnexpected``) when the data
     ///   is not JSON, its top level is not an object, or one of the five credential sections is not an
     ///   object (MSAL could not add to it without losing it). The message never contains cache content.
     static func parse(_ data: Data) throws -> TokenCacheDocument {
+        if MSALCacheCodec.isBlank(data) { return TokenCacheDocument() }
+        let document = try parse(data, replacingDuplicates: false)
+        // A key read twice: read again, each entry replacing what its key held.
+        return document.sawDuplicateKeys ? try parse(data, replacingDuplicates: true) : document
+    }
+
+    private static func parse(_ data: Data, replacingDuplicates: Bool) throws -> TokenCacheDocument {
         let document = TokenCacheDocument()
-        if MSALCacheCodec.isBlank(data) { return document }
+        document.replacesDuplicateKeys = replacingDuplicates
         do {
             try data.withUnsafeBytes { raw in
                 var reader = CacheJSONReader(raw.bindMemory(to: UInt8.self))
@@ -22,7 +32,33 @@ extension TokenCacheDocument {
             throw MSALErrorInfo.internal(
                 .internalErrorUnexpected, "The token cache is not valid JSON (\(error.description)).")
         }
+        document.replacesDuplicateKeys = false
         return document
+    }
+
+    /// Before an unreadable entry is kept under `key`: a readable entry already there is a duplicate key (a readable
+    /// entry read later replaces an unreadable one itself, and access-token keys are checked as they are read).
+    private func noteUnreadable(_ section: CacheSection, key: String) {
+        guard !replacesDuplicateKeys else { return }
+        switch section {
+        case .accessToken: return
+        case .refreshToken: if refreshTokenEntries[key] != nil { sawDuplicateKeys = true }
+        case .idToken: if idTokenEntries[key] != nil { sawDuplicateKeys = true }
+        case .account: if accountEntries[key] != nil { sawDuplicateKeys = true }
+        case .appMetadata: if appMetadataEntries[key] != nil { sawDuplicateKeys = true }
+        }
+    }
+
+    /// Drops whatever `section` holds under `key`, readable or not (a later duplicate replaces it).
+    private func dropEntry(_ section: CacheSection, key: String) {
+        unreadableEntries[section]?[key] = nil
+        switch section {
+        case .accessToken: accessTokens.remove(key: key)
+        case .refreshToken: refreshTokenEntries.remove(key: key)
+        case .idToken: idTokenEntries.remove(key: key)
+        case .account: accountEntries.remove(key: key)
+        case .appMetadata: appMetadataEntries[key] = nil
+        }
     }
 
     private func read(_ reader: inout CacheJSONReader) throws {
@@ -34,6 +70,8 @@ extension TokenCacheDocument {
         // One set of scratch storage for every entry of every section.
         var fields = RawEntryFields()
         var previous = [String?](repeating: nil, count: CacheField.allCases.count)
+        // Access tokens are indexed by account, app and realm, not by key: their keys are checked as they are read.
+        var accessTokenKeys = Set<String>()
         while let name = try reader.nextMember(first: first) {
             first = false
             guard let section = CacheSection(documentName: name) else {
@@ -47,20 +85,27 @@ extension TokenCacheDocument {
                 throw MSALErrorInfo.internal(
                     .internalErrorUnexpected, "The \(section.rawValue) section of the token cache is not a JSON object.")
             }
-            try readSection(section, &reader, &fields, &previous)
+            try readSection(section, &reader, &fields, &previous, &accessTokenKeys)
         }
     }
 
     private func readSection(
         _ section: CacheSection, _ reader: inout CacheJSONReader, _ fields: inout RawEntryFields,
-        _ previous: inout [String?]
+        _ previous: inout [String?], _ accessTokenKeys: inout Set<String>
     ) throws {
         var first = true
         var skipped = 0
+        let checksKeys = section == .accessToken && !replacesDuplicateKeys
         while let name = try reader.nextMember(first: first) {
             first = false
             let key = name.string
+            if replacesDuplicateKeys {
+                dropEntry(section, key: key)
+            } else if checksKeys, !accessTokenKeys.insert(key).inserted {
+                sawDuplicateKeys = true
+            }
             guard try reader.beginObject() else {
+                noteUnreadable(section, key: key)
                 unreadableEntries[section, default: [:]][key] = try reader.readValue()
                 skipped += 1
                 continue
@@ -82,6 +127,7 @@ extension TokenCacheDocument {
             do {
                 try insertParsed(section, key: key, fields: fields)
             } catch is CacheEntryError {
+                noteUnreadable(section, key: key)
                 unreadableEntries[section, default: [:]][key] = .object(fields.leftovers(usedMask: 0))
                 skipped += 1
             }

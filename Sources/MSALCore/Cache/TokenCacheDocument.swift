@@ -70,6 +70,10 @@ final class TokenCacheDocument {
 
     /// Warnings from parsing (entries skipped); they never contain a secret.
     var parseWarnings: [String] = []
+    /// Set by parsing when a section named a key twice; while `replacesDuplicateKeys` is set, parsing drops what a
+    /// key held before storing its new entry.
+    var sawDuplicateKeys = false
+    var replacesDuplicateKeys = false
     /// Incremented by every mutation, so an owner can tell whether anything changed.
     private(set) var changeCount = 0
     /// Unique in the process, so a remembered cache hit can name this document without keeping it alive.
