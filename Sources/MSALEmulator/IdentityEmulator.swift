@@ -94,6 +94,20 @@ public final class IdentityEmulator: Sendable {
         await core.setSharedDeviceMode(shared)
     }
 
+    /// Registers the emulated device (the emulated broker's) in this emulator's tenant, as the user `userPrincipalName`:
+    /// its certificate and key sign device-token requests (`getDeviceToken`), and the emulated SSO extension reports
+    /// the registration.
+    public func registerDevice(userPrincipalName: String? = nil) async throws -> EmulatedDeviceRegistration {
+        try await core.registerDevice(tenant: tenant, userPrincipalName: userPrincipalName ?? username)
+    }
+
+    /// Sets what the emulated SSO extension reports about the device's policies: the administrator's preferred
+    /// sign-in method (QR code and PIN) and, for a Mac, the Platform SSO status (`platformSSOEnabledAndRegistered`
+    /// and the other values of `platform_sso_status`).
+    public func setDevicePolicies(preferredAuthQRPIN: Bool, platformSSOStatus: String? = nil) async {
+        await core.setDevicePolicies(preferredAuthQRPIN: preferredAuthQRPIN, platformSSOStatus: platformSSOStatus)
+    }
+
     /// The environment of an App Service app whose managed identity is served by this emulator.
     public var appServiceEnvironment: [String: String] {
         ["IDENTITY_ENDPOINT": identityEndpointURL.absoluteString, "IDENTITY_HEADER": identityHeader]

@@ -13,6 +13,14 @@ struct BrokerState: Sendable {
     var applicationTokens: [String: String] = [:]
     /// Whether the emulated device is in shared device mode (the SSO extension's `device_mode`).
     var sharedDevice = false
+    /// The administrator's preferred sign-in method on the device (`preferred_auth_config`), and the Mac's Platform
+    /// SSO status (`platform_sso_status`, nil: not reported).
+    var preferredAuthConfig = "preferredAuthNotConfigured"
+    var platformSSOStatus: String?
+    /// The device's registration (workplace join): its tenant, the user who registered it, its key.
+    var registration: DeviceRegistrationRecord?
+    /// Nonces given by `srv_challenge`, until when each may be used.
+    var serverNonces: [String: Date] = [:]
 
     func signedIn(_ userId: String) -> Date? {
         accounts.first { $0.userId == userId }?.signedInAt

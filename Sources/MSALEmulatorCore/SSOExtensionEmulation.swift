@@ -77,12 +77,17 @@ extension EmulatorCore {
     /// The device fields every answer carries.
     func deviceFields() -> [String: String] {
         var extra = ["primary_registration_metadata_device_id": broker.deviceId,
-                     "primary_registration_metadata_tenant_id": EmulatorConfiguration.demoTenantId]
-        if let auto = config.autoApproveUsername { extra["primary_registration_metadata_upn"] = auto }
+                     "primary_registration_metadata_tenant_id": broker.registration?.tenantId ?? EmulatorConfiguration.demoTenantId]
+        if let upn = broker.registration?.userPrincipalName ?? config.autoApproveUsername {
+            extra["primary_registration_metadata_upn"] = upn
+        }
         let data = (try? JSONSerialization.data(withJSONObject: extra, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return ["device_mode": broker.sharedDevice ? "shared" : "personal", "sso_extension_mode": "full",
-                "wpj_status": "joined", "broker_version": Self.authenticatorVersion,
-                "extraDeviceInfo": String(decoding: data, as: UTF8.self)]
+        var fields = ["device_mode": broker.sharedDevice ? "shared" : "personal", "sso_extension_mode": "full",
+                      "wpj_status": "joined", "broker_version": Self.authenticatorVersion,
+                      "preferred_auth_config": broker.preferredAuthConfig,
+                      "extraDeviceInfo": String(decoding: data, as: UTF8.self)]
+        fields["platform_sso_status"] = broker.platformSSOStatus
+        return fields
     }
 
     private func ssoExtensionTokens(_ operation: String, _ items: [String: String], issuerBase: String,

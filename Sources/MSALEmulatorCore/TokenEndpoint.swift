@@ -11,6 +11,11 @@ extension EmulatorCore {
             let context = try resolveContext(tenantSegment: reference.segment, policyName: reference.policy, tfp: reference.tfp)
             guard let grantType = request.form["grant_type"] else { throw EntraError.missing("grant_type") }
             if grantCounts.count < 64 || grantCounts[grantType] != nil { grantCounts[grantType, default: 0] += 1 }
+            // The device's own requests carry no client authentication: the device key signs them.
+            if grantType == "srv_challenge" { return .json(serverChallenge(), headers: [("client-request-id", request.correlationId)]) }
+            if grantType == EmulatorCore.jwtBearerGrant, request.form["request"] != nil, request.form["assertion"] == nil {
+                return .json(try deviceTokenGrant(context, request), headers: [("client-request-id", request.correlationId)])
+            }
             let client = try authenticateClient(request, context: context)
             let app = client.app
             var grant: Grant

@@ -15,6 +15,13 @@ public struct MSALAuthenticatorAppOpener: MSALBrokerAppOpener {
         return await MainActor.run { SharedApplication.current?.canOpenURL(url) ?? false }
     }
 
+    /// Asks the shared application on the main thread (waiting for it from another thread).
+    public func canOpenBrokerImmediately(scheme: String) -> Bool {
+        guard let url = URL(string: "\(scheme)://broker") else { return false }
+        let ask: @Sendable () -> Bool = { MainActor.assumeIsolated { SharedApplication.current?.canOpenURL(url) ?? false } }
+        return Thread.isMainThread ? ask() : DispatchQueue.main.sync(execute: ask)
+    }
+
     public func open(_ url: URL) async -> Bool {
         await withCheckedContinuation { continuation in
             Task { @MainActor in

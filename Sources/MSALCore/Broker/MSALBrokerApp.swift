@@ -7,8 +7,15 @@ public import Foundation
 public protocol MSALBrokerAppOpener: Sendable {
     /// Whether a URL of `scheme` (`msauthv2`, `msauthv3`) can be opened: the broker app is installed.
     func canOpenBroker(scheme: String) async -> Bool
+    /// The same answer at once, for ``MSALPublicClientApplication/isCompatibleAADBrokerAvailable`` (a synchronous
+    /// property, as in MSAL for iOS/macOS). The default says no.
+    func canOpenBrokerImmediately(scheme: String) -> Bool
     /// Opens the broker's request URL; false when it could not be opened (the library then uses its web view).
     func open(_ url: URL) async -> Bool
+}
+
+extension MSALBrokerAppOpener {
+    public func canOpenBrokerImmediately(scheme: String) -> Bool { false }
 }
 
 /// Where the application's broker key (the AES-256 key the broker encrypts its answers with) and the broker's

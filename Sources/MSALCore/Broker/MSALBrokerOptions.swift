@@ -31,11 +31,17 @@ public struct MSALBrokerOptions: Sendable {
     /// Microsoft's Enterprise SSO extension, when not the platform's own: where it is configured, it answers before
     /// any other broker (interactive and silent tokens, the device's accounts, device information, sign-out).
     public var ssoExtension: (any MSALSSOExtensionPerformer)?
+    /// The device's registrations (workplace join), when not the platform's own: they give
+    /// ``MSALPublicClientApplication/getWPJMetaDataDevice(with:forTenantId:completionBlock:)`` its metadata and sign
+    /// ``MSALPublicClientApplication/getDeviceToken(with:completionBlock:)``'s requests.
+    public var workplaceJoin: (any MSALWorkplaceJoinStore)?
 
-    /// Broker options: off unless `enabledOnLinux`, a `transport`, a `brokerApp` or an `ssoExtension` is given.
+    /// Broker options: off unless `enabledOnLinux`, a `transport`, a `brokerApp` or an `ssoExtension` is given
+    /// (`workplaceJoin` turns no broker on).
     public init(enabledOnLinux: Bool = false, transport: (any MSALBrokerTransport)? = nil, brokerApp: MSALBrokerApp? = nil,
-                ssoExtension: (any MSALSSOExtensionPerformer)? = nil) {
+                ssoExtension: (any MSALSSOExtensionPerformer)? = nil, workplaceJoin: (any MSALWorkplaceJoinStore)? = nil) {
         self.enabledOnLinux = enabledOnLinux
+        self.workplaceJoin = workplaceJoin
         self.transport = transport
         self.brokerApp = brokerApp
         self.ssoExtension = ssoExtension

@@ -20,7 +20,7 @@ extension ClientEngine {
         }
         let resolved = try await resolve(authority.descriptor, correlationId: correlationId)
         let scopes = request.scopes + request.extraScopesToConsent
-        let brokerRequest = AuthenticatorBrokerRequest(
+        var brokerRequest = AuthenticatorBrokerRequest(
             authority: authority.url.absoluteString, clientId: settings.clientId, redirectUri: settings.redirectUri,
             correlationId: correlationId, scopes: request.scopes, brokerKey: key,
             claims: ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: request.claimsRequest),
@@ -29,6 +29,7 @@ extension ClientEngine {
             extraQueryParameters: settings.extraQueryParameters.merging(request.extraQueryParameters) { $1 },
             extraConsentScopes: request.extraScopesToConsent,
             applicationToken: try? app.keyStore.applicationToken(clientId: settings.clientId))
+        brokerRequest.boundRefreshTokenRedeem = settings.requestsBoundAppRefreshTokens
         log(correlationId).info("Signing in through the broker app.")
         let url = brokerRequest.url
         let fields: [String: String]

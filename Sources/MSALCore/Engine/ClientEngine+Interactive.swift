@@ -16,6 +16,8 @@ struct InteractiveRequest: Sendable {
     var prefersEphemeralSession: Bool
     /// The application's web view parameters (the presenting view controller, the user agent asked for).
     var webviewParameters: MSALWebviewParameters? = nil
+    /// ``MSALXpcMode/primary``: Microsoft's Enterprise SSO extension is not asked.
+    var skipsSSOExtension = false
 }
 
 extension ClientEngine {

@@ -59,7 +59,7 @@ extension ClientEngine {
 
     /// An interactive sign-in through the extension (`login`); nil when none answers.
     func ssoExtensionInteractive(_ request: InteractiveRequest, authority: MSALAuthority) async throws -> MSALResult? {
-        guard let performer = await ssoExtension(for: authority) else { return nil }
+        guard !request.skipsSSOExtension, let performer = await ssoExtension(for: authority) else { return nil }
         let correlationId = request.correlationId
         var token = ssoTokenParameters(authority: authority, scopes: request.scopes,
                                        claims: ClaimsParameter.build(capabilities: settings.clientCapabilities,
@@ -68,6 +68,7 @@ extension ClientEngine {
         token.username = request.account?.username ?? request.loginHint
         token.prompt = request.prompt.parameterValue
         token.extraConsentScopes = request.extraScopesToConsent
+        token.extraQueryParameters.merge(request.extraQueryParameters) { $1 }
         log(correlationId).info("Signing in through the SSO extension.")
         guard let fields = try await performSSOExtension(.token(.login, token, base: ssoExtensionBase(correlationId)),
                                                          performer, correlationId: correlationId) else { return nil }
@@ -78,7 +79,7 @@ extension ClientEngine {
 
     /// A silent request's token from the extension (`refresh`); nil when none answers.
     func ssoExtensionSilent(_ plan: UserTokenPlan, cache: any TokenCachePort) async throws -> MSALResult? {
-        guard let performer = await ssoExtension(for: plan.authority) else { return nil }
+        guard !plan.request.skipsSSOExtension, let performer = await ssoExtension(for: plan.authority) else { return nil }
         let request = plan.request
         var token = ssoTokenParameters(authority: MSALAuthority.make(plan.descriptor), scopes: request.scopes,
                                        claims: RefreshTokenGrantRequest.claims(capabilities: settings.clientCapabilities,

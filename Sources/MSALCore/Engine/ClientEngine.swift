@@ -13,6 +13,8 @@ struct SilentRequest: Sendable {
     /// Whether the account's own refresh token may be used when the SSO extension fails
     /// (``MSALSilentTokenParameters/allowUsingLocalCachedRtWhenSsoExtFailed``).
     var allowLocalRefreshToken = true
+    /// ``MSALXpcMode/primary``: Microsoft's Enterprise SSO extension is not asked.
+    var skipsSSOExtension = false
 }
 
 /// The machinery behind the client applications: what one application's flows share (its settings, transport,
@@ -33,6 +35,8 @@ final class ClientEngine: Sendable {
     let broker: BrokerClient?
     /// The broker app reached by opening its URL (Microsoft Authenticator), if any.
     let brokerApp: MSALBrokerApp?
+    /// The device's registrations (workplace join), for device tokens and metadata.
+    let workplaceJoin: (any MSALWorkplaceJoinStore)?
     /// Microsoft's Enterprise SSO extension, if any.
     let ssoExtensionPerformer: (any MSALSSOExtensionPerformer)?
     /// The broker key of SSO extension requests when the application keeps none of its own.
@@ -64,8 +68,10 @@ final class ClientEngine: Sendable {
          defaultAuthenticator: (any MSALWebAuthenticator)? = nil,
          embeddedAuthenticator: (any MSALWebAuthenticator)? = nil, resolver: AuthorityResolver = AuthorityResolver(),
          sessions: InteractiveSessions = .process, broker: (any MSALBrokerTransport)? = nil,
-         brokerApp: MSALBrokerApp? = nil, ssoExtension: (any MSALSSOExtensionPerformer)? = nil) {
+         brokerApp: MSALBrokerApp? = nil, ssoExtension: (any MSALSSOExtensionPerformer)? = nil,
+         workplaceJoin: (any MSALWorkplaceJoinStore)? = nil) {
         self.brokerApp = brokerApp
+        self.workplaceJoin = workplaceJoin
         self.ssoExtensionPerformer = ssoExtension
         self.settings = settings
         self.sessions = sessions

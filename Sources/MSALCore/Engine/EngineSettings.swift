@@ -12,6 +12,8 @@ struct EngineSettings: Sendable {
     var clientCapabilities: [String]?
     var multipleCloudsSupported: Bool
     var extraQueryParameters: [String: String]
+    /// ``MSALGlobalConfig/shouldRequestBoundAppRefreshTokens`` as it was when the application was created.
+    var requestsBoundAppRefreshTokens = false
     /// ``MSALGlobalConfig/httpConfig`` as it was when the application was created: flows never read the global.
     var http: HTTPSettings
     /// ``MSALGlobalConfig/telemetryConfig`` as it was when the application was created.
@@ -71,6 +73,7 @@ struct EngineSettings: Sendable {
         self.multipleCloudsSupported = config.multipleCloudsSupported
         self.extraQueryParameters = config.extraQueryParameters
         self.http = HTTPSettings(MSALGlobalConfig.httpConfig)
+        self.requestsBoundAppRefreshTokens = MSALGlobalConfig.shouldRequestBoundAppRefreshTokens
         self.telemetry = TelemetryReporter(MSALGlobalConfig.telemetryConfig)
         self.log = MSALLog(logger: config.logger ?? Logger(label: MSALLog.label),
                            settings: MSALLog.Settings(config.loggerConfig ?? MSALGlobalConfig.loggerConfig))

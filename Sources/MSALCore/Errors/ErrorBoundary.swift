@@ -20,9 +20,10 @@ enum ErrorBoundary {
         case signOut = "The sign-out"
         case accounts = "The account lookup"
         case clientCredentials = "The confidential client token request"
+        case device = "The device registration request"
 
         /// Whether the call returns at once when its task is cancelled (see ``ErrorBoundary/run(_:correlationId:_:)``).
-        var returnsOnCancel: Bool { self == .silent || self == .deviceCode || self == .clientCredentials }
+        var returnsOnCancel: Bool { self == .silent || self == .deviceCode || self == .clientCredentials || self == .device }
     }
 
     /// Runs an asynchronous public call.

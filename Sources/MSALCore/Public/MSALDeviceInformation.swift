@@ -15,7 +15,7 @@ public let MSAL_PRIMARY_REGISTRATION_DEVICE_ID = "primary_registration_metadata_
 /// The key of the primary registration's tenant id.
 public let MSAL_PRIMARY_REGISTRATION_TENANT_ID = "primary_registration_metadata_tenant_id"
 /// The key of the primary registration's cloud.
-public let MSAL_PRIMARY_REGISTRATION_CLOUD = "primary_registration_metadata_cloud"
+public let MSAL_PRIMARY_REGISTRATION_CLOUD = "primary_registration_metadata_cloud_host"
 /// The key of the primary registration's certificate thumbprint.
 public let MSAL_PRIMARY_REGISTRATION_CERTIFICATE_THUMBPRINT = "primary_registration_metadata_certificate_thumbprint"
 
@@ -27,20 +27,30 @@ public final class MSALDeviceInformation: Sendable, CustomStringConvertible {
     public let hasAADSSOExtension: Bool
     /// Further device information; registration details under the `MSAL_PRIMARY_REGISTRATION_*` keys.
     public let extraDeviceInformationValues: [String: String]
+    /// The sign-in method an administrator configured for the shared device (the extension's
+    /// `preferred_auth_config`).
+    public let configuredPreferredAuthMethod: MSALPreferredAuthMethod
+    /// The Platform SSO registration state of a Mac (``MSALPlatformSSOStatus/notEnabled`` elsewhere, and without
+    /// the extension).
+    public let platformSSOStatus: MSALPlatformSSOStatus
 
     /// Further device information.
     public var extraDeviceInformation: [AnyHashable: Any] {
         Dictionary(uniqueKeysWithValues: extraDeviceInformationValues.map { (AnyHashable($0.key), $0.value as Any) })
     }
 
-    init(deviceMode: MSALDeviceMode, hasAADSSOExtension: Bool, extraDeviceInformation: [String: String]) {
+    init(deviceMode: MSALDeviceMode, hasAADSSOExtension: Bool, extraDeviceInformation: [String: String],
+         configuredPreferredAuthMethod: MSALPreferredAuthMethod = .none, platformSSOStatus: MSALPlatformSSOStatus = .notEnabled) {
         self.deviceMode = deviceMode
         self.hasAADSSOExtension = hasAADSSOExtension
         self.extraDeviceInformationValues = extraDeviceInformation
+        self.configuredPreferredAuthMethod = configuredPreferredAuthMethod
+        self.platformSSOStatus = platformSSOStatus
     }
 
     public var description: String {
         "MSALDeviceInformation(deviceMode: \(deviceMode), hasAADSSOExtension: \(hasAADSSOExtension), "
+            + "configuredPreferredAuthMethod: \(configuredPreferredAuthMethod), platformSSOStatus: \(platformSSOStatus), "
             + "extraDeviceInformation: \(extraDeviceInformationValues))"
     }
 }

@@ -137,6 +137,7 @@ public enum MSALGlobalConfig {
     private static let http = MSALHTTPConfig()
     private static let telemetry = MSALTelemetryConfig()
     private static let broker = LockedBox(MSALBrokeredAvailability.auto)
+    private static let boundAppRefreshTokens = LockedBox(false)
 
     /// Logging settings.
     public static var loggerConfig: MSALLoggerConfig { logger }
@@ -149,5 +150,11 @@ public enum MSALGlobalConfig {
     public static var brokerAvailability: MSALBrokeredAvailability {
         get { broker.get() }
         set { broker.set(newValue) }
+    }
+    /// Whether requests to Microsoft Authenticator ask for refresh tokens bound to the device (`bound_rt_redeem=1`).
+    /// Read when an application is created, so set it before. Default false, as in MSAL for iOS/macOS.
+    public static var shouldRequestBoundAppRefreshTokens: Bool {
+        get { boundAppRefreshTokens.get() }
+        set { boundAppRefreshTokens.set(newValue) }
     }
 }

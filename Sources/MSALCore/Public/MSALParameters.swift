@@ -120,6 +120,10 @@ public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
         set { changeSettings { $0.loginHint = newValue } }
     }
 
+    /// macOS: how the request may use the broker's XPC service beside Microsoft's Enterprise SSO extension. Default
+    /// ``MSALXpcMode/disabled``; ``MSALXpcMode/primary`` skips the extension.
+    @MSALLocked public var msalXpcMode: MSALXpcMode = .disabled
+
     /// All settings at once, as the call starts.
     var settings: TokenRequestSettings { withSettings { $0 } }
 
@@ -138,6 +142,10 @@ public final class MSALInteractiveTokenParameters: MSALTokenParameters, @uncheck
     @MSALLocked public var domainHint: String?
     /// Further scopes the user is asked to consent to now, so that later silent requests for them succeed.
     @MSALLocked public var extraScopesToConsent: [String]?
+    /// The sign-in method to offer first: ``MSALPreferredAuthMethod/QRPIN`` asks for the QR code and PIN sign-in of
+    /// shared devices (`pc=18`, to the identity platform, the broker app or the SSO extension). Default
+    /// ``MSALPreferredAuthMethod/none``.
+    @MSALLocked public var preferredAuthMethod: MSALPreferredAuthMethod = .none
 
     /// The web view settings.
     public let webviewParameters: MSALWebviewParameters
@@ -187,12 +195,14 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
     func silentRequest() -> SilentRequest {
         let settings = settings
         let claims = settings.claimsRequest
-        return SilentRequest(scopes: settings.scopes, account: settings.account, authority: settings.authority,
+        var request = SilentRequest(scopes: settings.scopes, account: settings.account, authority: settings.authority,
                              claims: claims?.jsonString(), hasClaimsRequest: claims != nil,
                              forceRefresh: settings.forceRefresh,
                              correlationId: settings.correlationId ?? CorrelationID.next(),
                              extraQueryParameters: settings.extraQueryParameters ?? [:],
                              allowLocalRefreshToken: settings.allowLocalRefreshToken)
+        request.skipsSSOExtension = msalXpcMode == .primary
+        return request
     }
 }
 

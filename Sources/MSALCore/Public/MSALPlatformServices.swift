@@ -31,6 +31,9 @@ public struct MSALPlatformServices: Sendable {
     /// Microsoft's Enterprise SSO extension (Apple platforms), used when the configuration's
     /// ``MSALBrokerOptions/ssoExtension`` is nil and ``MSALGlobalConfig/brokerAvailability`` is `.auto`. `nil`: none.
     public var ssoExtension: (any MSALSSOExtensionPerformer)? = nil
+    /// The device's registrations (workplace join), used when ``MSALBrokerOptions/workplaceJoin`` is nil. `nil`:
+    /// none (the device reads as not registered).
+    public var workplaceJoin: (any MSALWorkplaceJoinStore)? = nil
 
     /// Creates platform services. The default storage keeps tokens in memory only.
     public init(httpClient: any MSALHTTPClient, webAuthenticator: (any MSALWebAuthenticator)? = nil,

@@ -124,13 +124,27 @@ extension MSALPublicClientApplication {
         let info = try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [engine] in
             try await engine.ssoExtensionDeviceInfo(correlationId: correlationId)
         }
-        guard let info else { return Self.localDeviceInformation() }
-        return MSALDeviceInformation(deviceMode: info.shared ? .shared : .default, hasAADSSOExtension: true,
-                                     extraDeviceInformation: info.extra)
+        guard let info else {
+            // No extension: the device's own registration, if any, under MSAL for iOS/macOS's keys.
+            let registration = try? engine.workplaceJoinRegistration(tenantId: nil, correlationId: correlationId)
+            return Self.localDeviceInformation(registration)
+        }
+        return MSALDeviceInformation(
+            deviceMode: info.shared ? .shared : .default, hasAADSSOExtension: true, extraDeviceInformation: info.extra,
+            configuredPreferredAuthMethod: info.preferredAuthConfig == "preferredAuthQRPIN" ? .QRPIN : .none,
+            platformSSOStatus: MSALPlatformSSOStatus(extensionValue: info.platformSSOStatus))
     }
 
-    private static func localDeviceInformation() -> MSALDeviceInformation {
-        MSALDeviceInformation(deviceMode: .default, hasAADSSOExtension: false, extraDeviceInformation: [:])
+    private static func localDeviceInformation(_ registration: MSALWorkplaceJoinRegistration?) -> MSALDeviceInformation {
+        var extra: [String: String] = [:]
+        if let registration {
+            extra[MSAL_PRIMARY_REGISTRATION_DEVICE_ID] = registration.deviceId
+            extra[MSAL_PRIMARY_REGISTRATION_TENANT_ID] = registration.tenantId
+            extra[MSAL_PRIMARY_REGISTRATION_UPN] = registration.userPrincipalName
+            extra[MSAL_PRIMARY_REGISTRATION_CLOUD] = registration.cloudHost
+            extra[MSAL_PRIMARY_REGISTRATION_CERTIFICATE_THUMBPRINT] = registration.certificateThumbprint
+        }
+        return MSALDeviceInformation(deviceMode: .default, hasAADSSOExtension: false, extraDeviceInformation: extra)
     }
 }
 

@@ -65,7 +65,8 @@ public class MSALPublicClientApplication: @unchecked Sendable {
                               embeddedAuthenticator: platform.embeddedWebAuthenticator, sessions: sessions,
                               broker: snapshot.brokerOptions.transport(platform: platform.brokerTransport),
                               brokerApp: snapshot.brokerOptions.brokerApp ?? platform.brokerApp,
-                              ssoExtension: snapshot.brokerOptions.ssoExtension ?? platform.ssoExtension)
+                              ssoExtension: snapshot.brokerOptions.ssoExtension ?? platform.ssoExtension,
+                              workplaceJoin: snapshot.brokerOptions.workplaceJoin ?? platform.workplaceJoin)
         configurationCopy = snapshot
     }
 
@@ -75,8 +76,16 @@ public class MSALPublicClientApplication: @unchecked Sendable {
     /// The library version.
     public class var sdkVersion: String? { ClientHeaders.version }
 
-    /// Whether a broker app is available: never, outside iOS.
-    public var isCompatibleAADBrokerAvailable: Bool { false }
+    /// Whether a broker app this library can use is installed: Microsoft Authenticator answering both `msauthv2` and
+    /// `msauthv3` (the schemes of its requests and of its nonce support), as MSAL for iOS/macOS checks. False when
+    /// ``MSALGlobalConfig/brokerAvailability`` is `.none`, in an app extension, on macOS and on Linux (no broker
+    /// app there; the Linux broker and the SSO extension are not apps). On iOS it asks the shared application, on the
+    /// main thread.
+    public var isCompatibleAADBrokerAvailable: Bool {
+        guard MSALGlobalConfig.brokerAvailability != .none, let app = engine.brokerApp else { return false }
+        return app.opener.canOpenBrokerImmediately(scheme: AuthenticatorBrokerRequest.scheme)
+            && app.opener.canOpenBrokerImmediately(scheme: AuthenticatorBrokerRequest.nonceScheme)
+    }
 
     /// Hands a URL the app was opened with to MSAL: Microsoft Authenticator's answer to a brokered sign-in, which
     /// completes the pending ``acquireToken(with:)`` with the broker's tokens. Returns false for a URL that is not
@@ -108,18 +117,22 @@ public class MSALPublicClientApplication: @unchecked Sendable {
 
     /// Gets a token interactively.
     public func acquireToken(with parameters: MSALInteractiveTokenParameters) async throws -> MSALResult {
-        let request = InteractiveRequest(
+        var extraQueryParameters = parameters.extraQueryParameters ?? [:]
+        if parameters.preferredAuthMethod == .QRPIN { extraQueryParameters["pc"] = "18" }
+        var request = InteractiveRequest(
             scopes: parameters.scopes, extraScopesToConsent: parameters.extraScopesToConsent ?? [],
             account: parameters.account, authority: parameters.authority, prompt: parameters.promptType,
             loginHint: parameters.loginHint, domainHint: parameters.domainHint, claimsRequest: parameters.claimsRequest,
-            extraQueryParameters: parameters.extraQueryParameters ?? [:], correlationId: parameters.correlationId ?? CorrelationID.next(),
+            extraQueryParameters: extraQueryParameters, correlationId: parameters.correlationId ?? CorrelationID.next(),
             authenticator: parameters.webviewParameters.webAuthenticator,
             prefersEphemeralSession: parameters.webviewParameters.prefersEphemeralWebBrowserSession,
             webviewParameters: parameters.webviewParameters)
-        return try await engine.reporting(.interactive, correlationId: request.correlationId, authority: request.authority) {
-            try await ErrorBoundary.run(.interactive, correlationId: request.correlationId) { [engine] in
+        request.skipsSSOExtension = parameters.msalXpcMode == .primary
+        let started = request
+        return try await engine.reporting(.interactive, correlationId: started.correlationId, authority: started.authority) {
+            try await ErrorBoundary.run(.interactive, correlationId: started.correlationId) { [engine] in
                 try await engine.sessions.run { [engine] in
-                    try await engine.acquireTokenInteractive(request)
+                    try await engine.acquireTokenInteractive(started)
                 }
             }
         }

@@ -20,11 +20,11 @@ extension NSNotification.Name {
     public static let MSALWebAuthDidComplete = NSNotification.Name("MSALWebAuthDidCompleteNotification")
 }
 
-/// Posted before MSAL switches to a broker app (MSAL for iOS/macOS's name). No broker is used yet, so it is never
-/// posted.
+/// The name of the notification posted just before MSAL opens Microsoft Authenticator's request URL (a brokered
+/// sign-in on iOS), with no object and no user info.
 public let MSALWebAuthWillSwitchToBrokerApp: String = "MSALWebAuthWillSwitchToBrokerApp"
-/// Posted when a broker app's response arrives (MSAL for iOS/macOS's name). No broker is used yet, so it is never
-/// posted.
+/// The name of the notification posted when Microsoft Authenticator's answer has been read, whether it carries tokens
+/// or an error, with no object and no user info (MSAL for iOS/macOS's user info holds one of its internal types).
 public let MSALWebAuthDidReceiveResponseFromBroker: String = "MSALWebAuthDidReceiveResponseFromBroker"
 
 extension EmbeddedWebviewNavigation.Notice {

@@ -51,6 +51,8 @@ package struct AuthenticatorBrokerRequest: Sendable {
     package var applicationToken: String?
     package var clientAppName: String?
     package var clientAppVersion: String?
+    /// Asks for a refresh token bound to the device (``MSALGlobalConfig/shouldRequestBoundAppRefreshTokens``).
+    package var boundRefreshTokenRedeem = false
 
     /// The request's query items, in a fixed order; empty values left out.
     package var pairs: [(String, String)] {
@@ -77,6 +79,7 @@ package struct AuthenticatorBrokerRequest: Sendable {
         }
         if !extraConsentScopes.isEmpty { pairs.append(("extra_consent_scopes", extraConsentScopes.joined(separator: " "))) }
         if let prompt { pairs.append(("prompt", prompt)) }
+        if boundRefreshTokenRedeem { pairs.append(("bound_rt_redeem", "1")) }
         return pairs.filter { !$0.1.isEmpty }
     }
 

@@ -48,6 +48,7 @@ final class AuthenticatorSessions: Sendable {
                     return
                 }
                 Task {
+                    NotificationCenter.default.post(name: NSNotification.Name(MSALWebAuthWillSwitchToBrokerApp), object: nil)
                     if !(await open()) { self.finish(nonce: nonce, with: .failure(Self.notOpened(resume.correlationId))) }
                 }
             }
@@ -75,6 +76,7 @@ final class AuthenticatorSessions: Sendable {
         guard let current = pending.get(), AuthenticatorBrokerResponse.answers(url, current.resume) else { return false }
         let result = Result { try AuthenticatorBrokerResponse.fields(url, key: current.key, resume: current.resume,
                                                                     sourceApplication: sourceApplication) }
+        NotificationCenter.default.post(name: NSNotification.Name(MSALWebAuthDidReceiveResponseFromBroker), object: nil)
         finish(nonce: current.resume.brokerNonce, with: result)
         return true
     }
