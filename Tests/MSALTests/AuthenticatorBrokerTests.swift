@@ -22,11 +22,14 @@ struct AuthenticatorBrokerTests {
         var answers = true
         var alter: @Sendable (URL) -> URL = { $0 }
         let handled = LockedBox<[Bool]>([])
+        let opened = LockedBox<[URL]>([])
 
         func canOpenBroker(scheme: String) async -> Bool { installed }
+        func canOpenBrokerImmediately(scheme: String) -> Bool { installed }
 
         func open(_ url: URL) async -> Bool {
             guard installed else { return false }
+            opened.withLock { $0.append(url) }
             guard answers else { return true }
             let (emulator, alter, handled) = (emulator, alter, handled)
             Task {
@@ -85,6 +88,43 @@ struct AuthenticatorBrokerTests {
         // The web view alone cannot pass the policy.
         await #expect(throws: MSALErrorInfo.self) { try await Self.app(emulator, device: nil).acquireToken(with: Self.interactive()) }
         await emulator.stop()
+    }
+
+    /// The notifications around the switch to Authenticator, `isCompatibleAADBrokerAvailable`, and the request's
+    /// further parameters (the QR code + PIN sign-in, bound refresh tokens).
+    @Test func notificationsAvailabilityAndRequestParameters() async throws {
+        let emulator = try await Self.emulator()
+        let device = Device(emulator: emulator)
+        let app = try Self.app(emulator, device: device)
+        #expect(app.isCompatibleAADBrokerAvailable)
+        var absent = device
+        absent.installed = false
+        #expect(!(try Self.app(emulator, device: absent).isCompatibleAADBrokerAvailable))
+        #expect(!(try Self.app(emulator, device: nil).isCompatibleAADBrokerAvailable))
+
+        let posted = LockedBox<[String]>([])
+        let observers = [MSALWebAuthWillSwitchToBrokerApp, MSALWebAuthDidReceiveResponseFromBroker].map { name in
+            NotificationCenter.default.addObserver(forName: NSNotification.Name(name), object: nil, queue: nil) { note in
+                posted.withLock { $0.append(note.name.rawValue) }
+            }
+        }
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+        let parameters = Self.interactive()
+        parameters.preferredAuthMethod = .QRPIN
+        #expect(try await app.acquireToken(with: parameters).metadata.tokenSource == .broker)
+        #expect(posted.get() == [MSALWebAuthWillSwitchToBrokerApp, MSALWebAuthDidReceiveResponseFromBroker])
+        let request = try #require(device.opened.get().last)
+        let items = Dictionary(URLComponents(url: request, resolvingAgainstBaseURL: false)?.queryItems?.map { ($0.name, $0.value ?? "") } ?? [],
+                               uniquingKeysWith: { first, _ in first })
+        #expect((FormCoding.decode(items["extra_query_param"] ?? "", duplicates: .lastWins, malformed: .keepAsSent) ?? [:])["pc"] == "18")
+        #expect(items["bound_rt_redeem"] == nil)
+        await emulator.stop()
+
+        var bound = AuthenticatorBrokerRequest(
+            authority: "https://login.microsoftonline.com/common", clientId: "c", redirectUri: Self.redirectUri,
+            correlationId: UUID(), scopes: ["User.Read"], brokerKey: Data(count: 32))
+        bound.boundRefreshTokenRedeem = true
+        #expect(bound.pairs.contains { $0 == ("bound_rt_redeem", "1") })
     }
 
     @Test func withoutAuthenticatorTheWebViewSignsIn() async throws {

@@ -104,6 +104,41 @@ struct SSOExtensionTests {
         await emulator.stop()
     }
 
+    /// The device's policies as the extension reports them, the QR code + PIN sign-in (`pc=18`) asked for in the
+    /// extension's request, and `MSALXpcMode.primary`, which leaves the extension out.
+    @Test func devicePoliciesPreferredAuthMethodAndXpcMode() async throws {
+        let emulator = try await Self.emulator()
+        await emulator.setDevicePolicies(preferredAuthQRPIN: true, platformSSOStatus: "platformSSOEnabledAndRegistered")
+        let ssoExtension = Extension(emulator: emulator)
+        let app = try Self.app(emulator, ssoExtension)
+        let information = try await app.deviceInformation(with: nil)
+        #expect(information.configuredPreferredAuthMethod == .QRPIN)
+        #expect(information.platformSSOStatus == .enabledAndRegistered)
+        await emulator.setDevicePolicies(preferredAuthQRPIN: false, platformSSOStatus: "somethingElse")
+        let plain = try await app.deviceInformation(with: nil)
+        #expect(plain.configuredPreferredAuthMethod == .none && plain.platformSSOStatus == .notEnabled)
+
+        let parameters = Self.interactive()
+        parameters.preferredAuthMethod = .QRPIN
+        parameters.extraQueryParameters = ["dc": "ESTS-PUB-WUS2-AZ1-FD000-TEST1"]
+        #expect(try await app.acquireToken(with: parameters).metadata.tokenSource == .broker)
+        let login = try #require(ssoExtension.operations.get().last)
+        let extra = (FormCoding.decode(login.1["extra_query_param"] ?? "", duplicates: .lastWins, malformed: .keepAsSent) ?? [:])
+        #expect(extra["pc"] == "18" && extra["dc"] == "ESTS-PUB-WUS2-AZ1-FD000-TEST1")
+
+        let count = ssoExtension.operations.get().count
+        let direct = Self.interactive()
+        direct.msalXpcMode = .primary
+        let result = try await app.acquireToken(with: direct)
+        #expect(result.metadata.tokenSource == .identityProvider)
+        let silent = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
+        silent.forceRefresh = true
+        silent.msalXpcMode = .primary
+        #expect(try await app.acquireTokenSilent(with: silent).metadata.tokenSource == .identityProvider)
+        #expect(ssoExtension.operations.get().count == count)
+        await emulator.stop()
+    }
+
     /// `allowUsingLocalCachedRtWhenSsoExtFailed`: when the extension fails a silent request, the account's own refresh
     /// token is used if allowed; otherwise (or when that fails too) the extension's error is returned.
     @Test func aFailedExtensionFallsBackToTheCachedRefreshTokenWhenAllowed() async throws {
