@@ -47,9 +47,15 @@ extension EmulatorCore {
             case "signout_account_operation":
                 let home = items["home_account_id"] ?? ""
                 let objectId = String(home.split(separator: ".").first ?? "")
-                broker.accounts.removeAll { $0.userId == objectId }
-                if items["wipe_account"] == "1" || items["wipe_cache_all_accounts"] == "1" {
-                    refreshTokens = refreshTokens.filter { $0.value.deviceId == nil || $0.value.userId != objectId }
+                if items["wipe_cache_all_accounts"] == "1" {
+                    // Every account out of the device, and every refresh token bound to it.
+                    broker.accounts.removeAll()
+                    refreshTokens = refreshTokens.filter { $0.value.deviceId == nil }
+                } else {
+                    broker.accounts.removeAll { $0.userId == objectId }
+                    if items["wipe_account"] == "1" {
+                        refreshTokens = refreshTokens.filter { $0.value.deviceId == nil || $0.value.userId != objectId }
+                    }
                 }
                 answer["operation_response_type"] = "operation_generic_response"
             default:

@@ -40,6 +40,10 @@ extension AppleSurfaceTests {
             SurfaceScreen.openableSchemes = ["msauthv2", "msauthv3"]
             #expect(await opener.canOpenBroker(scheme: "msauthv2"))
             #expect(await opener.canOpenBroker(scheme: "msauthv3"))
+            // The synchronous answer of isCompatibleAADBrokerAvailable, on the main thread and from another.
+            #expect(opener.canOpenBrokerImmediately(scheme: "msauthv3"))
+            let fromAnotherThread = await Task.detached { opener.canOpenBrokerImmediately(scheme: "msauthv2") }.value
+            #expect(fromAnotherThread)
             let request = URL(string: "msauthv2://broker?msg_protocol_ver=3")!
             #expect(await opener.open(request))
             #expect(SurfaceScreen.openedURLs == [request])

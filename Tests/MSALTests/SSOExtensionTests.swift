@@ -101,6 +101,12 @@ struct SSOExtensionTests {
         _ = try await Self.app(emulator, ssoExtension).acquireToken(with: Self.interactive())
         let (current, _) = try await app.currentAccount(with: nil)
         #expect(current?.username == emulator.username)
+        // Signing out with wipeCacheForAllAccounts wipes the device's accounts in the extension too.
+        let parameters = MSALSignoutParameters()
+        parameters.wipeCacheForAllAccounts = true
+        #expect(try await app.signout(with: try #require(current), signoutParameters: parameters))
+        #expect(ssoExtension.operations.get().last?.1["wipe_cache_all_accounts"] == "1")
+        #expect(try await Self.app(emulator, ssoExtension).accountsFromDevice(for: MSALAccountEnumerationParameters(identifier: nil)).isEmpty)
         await emulator.stop()
     }
 

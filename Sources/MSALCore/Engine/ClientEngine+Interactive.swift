@@ -112,13 +112,13 @@ extension ClientEngine {
 
     /// Removes the account's tokens for this application (and the account entry), then returns the end-session URL
     /// when browser sign-out is asked for.
-    func signOut(_ account: MSALAccount, fromBrowser: Bool, wipeAccount: Bool = false,
+    func signOut(_ account: MSALAccount, fromBrowser: Bool, wipeAccount: Bool = false, wipeCacheForAllAccounts: Bool = false,
                  extraQueryParameters: [String: String]?, correlationId: UUID,
                  cache: (any TokenCachePort)? = nil) async throws -> URL? {
         try await remove(account, everyClient: wipeAccount, cache: cache ?? self.cache)
         await brokerSignOut(account, correlationId: correlationId)
         do {
-            try await ssoExtensionSignOut(account, wipeAccount: wipeAccount, wipeCacheForAllAccounts: false,
+            try await ssoExtensionSignOut(account, wipeAccount: wipeAccount, wipeCacheForAllAccounts: wipeCacheForAllAccounts,
                                           correlationId: correlationId)
         } catch {
             log(correlationId).info("The SSO extension did not sign the account out: \((error as? MSALErrorInfo)?.errorDescription ?? "failed").")

@@ -92,6 +92,7 @@ extension MSALPublicClientApplication {
         }
         let endSession = try await engine.signOut(account, fromBrowser: signoutParameters.signoutFromBrowser,
                                                   wipeAccount: signoutParameters.wipeAccount,
+                                                  wipeCacheForAllAccounts: signoutParameters.wipeCacheForAllAccounts,
                                                   extraQueryParameters: signoutParameters.extraQueryParameters,
                                                   correlationId: correlationId)
         if let endSession {
