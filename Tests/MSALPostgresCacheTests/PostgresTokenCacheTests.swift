@@ -98,9 +98,12 @@ struct PostgresTokenCacheTests {
                 try await group.waitForAll()
             }
             #expect(provider.grants("refresh_token") == 1)
-            // Sign-out removes the account's tokens from the shared partition.
+            // Sign-out removes the account's tokens from the shared partition. B's memory follows once the change
+            // notification arrives (docs/postgres-cache.md, "Keeping memory fresh"): bounded wait on that condition.
             _ = try await a.app.signOut(signedIn.account)
-            #expect(try await b.app.loadAccount(forIdentifier: homeAccountId) == nil)
+            try await eventually(within: 30, "B to see the sign-out") {
+                try await b.app.loadAccount(forIdentifier: homeAccountId) == nil
+            }
         }
     }
 
