@@ -100,6 +100,11 @@ extension EmulatorCore {
         for key in ["expires_in", "ext_expires_in"] {
             if let value = body[key] as? Int { answer.append((key, String(value))) }
         }
+        if fields["bound_rt_redeem"] == "1" {
+            // A refresh token bound to the device: only a redemption signed by the device key could use it.
+            answer.append(("refresh_token_type", "bound_app_rt"))
+            answer.append(("bart_device_id", broker.deviceId))
+        }
         let token = broker.applicationTokens[app.clientId] ?? "emu-app-token-" + Base64URL.random(bytes: 24)
         broker.applicationTokens[app.clientId] = token
         answer.append(("application_token", token))

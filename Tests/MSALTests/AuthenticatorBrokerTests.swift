@@ -127,6 +127,84 @@ struct AuthenticatorBrokerTests {
         #expect(bound.pairs.contains { $0 == ("bound_rt_redeem", "1") })
     }
 
+    /// With `shouldRequestBoundAppRefreshTokens`, Authenticator answers a refresh token bound to the device, which
+    /// only a redemption signed by the device could use: it is not stored, so a later silent request goes back to
+    /// the broker instead of redeeming a token the server would refuse.
+    @Test func aBoundAppRefreshTokenIsNotStored() async throws {
+        let emulator = try await Self.emulator()
+        let device = Device(emulator: emulator)
+        MSALGlobalConfig.shouldRequestBoundAppRefreshTokens = true
+        let app: MSALPublicClientApplication
+        do {
+            defer { MSALGlobalConfig.shouldRequestBoundAppRefreshTokens = false }
+            app = try Self.app(emulator, device: device)
+        }
+        let result = try await app.acquireToken(with: Self.interactive())
+        #expect(result.metadata.tokenSource == .broker)
+        let request = try #require(device.opened.get().last)
+        #expect(request.absoluteString.contains("bound_rt_redeem=1"))
+        let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
+        #expect(try await app.acquireTokenSilent(with: parameters).metadata.tokenSource == .cache)
+        parameters.forceRefresh = true
+        await #expect { try await app.acquireTokenSilent(with: parameters) } throws: { ($0 as? MSALErrorInfo)?.code == .interactionRequired }
+        await emulator.stop()
+    }
+
+    /// A key store whose contents a test sets: what a relaunched app finds in the keychain.
+    final class KeptStore: MSALBrokerKeyStore, @unchecked Sendable {
+        let key: Data
+        let pending = LockedBox<Data?>(nil)
+        init(key: Data) { self.key = key }
+        func brokerKey() throws -> Data { key }
+        func applicationToken(clientId: String) throws -> String? { nil }
+        func setApplicationToken(_ token: String, clientId: String) throws {}
+        func setPendingRequest(_ state: Data?) throws { pending.set(state) }
+        func pendingRequest() throws -> Data? { pending.get() }
+    }
+
+    /// Authenticator answers after the app was relaunched (the request that waited is gone): the answer is still
+    /// checked with the kept broker key and request, and its tokens go to the cache, as MSAL for iOS/macOS does.
+    @Test func anAnswerAfterARelaunchReachesTheCache() async throws {
+        let emulator = try await Self.emulator()
+        var device = Device(emulator: emulator)
+        device.answers = false
+        let key = AuthenticatorBrokerRequest.makeBrokerKey()
+        let before = KeptStore(key: key)
+        func app(_ store: KeptStore) throws -> MSALPublicClientApplication {
+            let config = MSALPublicClientApplicationConfig(
+                clientId: emulator.clientId, redirectUri: Self.redirectUri,
+                authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
+            config.httpClient = MSALDefaultHTTPClient.shared
+            config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
+            config.brokerOptions = MSALBrokerOptions(brokerApp: MSALBrokerApp(opener: device, keyStore: store))
+            return try MSALPublicClientApplication(configuration: config)
+        }
+        let first = try app(before)
+        let task = Task { try await first.acquireToken(with: Self.interactive()) }
+        try await eventually(within: 10, "the request to wait for Authenticator") { AuthenticatorSessions.process.isWaiting }
+        let kept = try #require(try before.pendingRequest())
+        let request = try #require(device.opened.get().last)
+        // The app is killed while Authenticator has the request (here: the request ends; its kept state is what the
+        // keychain still holds).
+        task.cancel()
+        _ = await task.result
+        #expect(try before.pendingRequest() == nil)
+
+        let after = KeptStore(key: key)
+        try after.setPendingRequest(kept)
+        let relaunched = try app(after)
+        let answer = try #require(await emulator.authenticatorAnswer(to: request))
+        #expect(MSALPublicClientApplication.handleMSALResponse(answer, sourceApplication: "com.microsoft.azureauthenticator"))
+        #expect(try after.pendingRequest() == nil)
+        try await eventually(within: 10, "the answer's tokens in the cache") { try !relaunched.allAccounts().isEmpty }
+        let account = try #require(try relaunched.allAccounts().first)
+        let silent = try await relaunched.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
+        #expect(silent.metadata.tokenSource == .cache)
+        // Taken once: the same answer again is left to the app.
+        #expect(!MSALPublicClientApplication.handleMSALResponse(answer, sourceApplication: "com.microsoft.azureauthenticator"))
+        await emulator.stop()
+    }
+
     @Test func withoutAuthenticatorTheWebViewSignsIn() async throws {
         let emulator = try await Self.emulator()
         var device = Device(emulator: emulator)

@@ -5,13 +5,15 @@ import Security
 /// The broker key (the AES-256 key Microsoft Authenticator encrypts its answers with) and the broker's application
 /// tokens in the keychain, in the app's MSAL keychain group (`<team id>.<keychainSharingGroup>`), readable after the
 /// first unlock on this device only, as MSAL for iOS/macOS keeps them. Generic-password items: service
-/// `com.microsoft.adBrokerKey` (the key) and `com.microsoft.adBrokerAppToken` (one item per client id), so that they
-/// never look like token cache entries. The key is made the first time it is needed and kept: an answer that arrives
+/// `com.microsoft.adBrokerKey` (the key), `com.microsoft.adBrokerAppToken` (one item per client id) and
+/// `com.microsoft.adBrokerResumeState` (the request waiting for Authenticator's answer), so that they never look like
+/// token cache entries. The key is made the first time it is needed and kept: an answer that arrives
 /// after the app was relaunched is still decrypted.
 public final class MSALKeychainBrokerKeyStore: MSALBrokerKeyStore, @unchecked Sendable {
     static let keyService = "com.microsoft.adBrokerKey"
     static let keyAccount = "broker-key"
     static let tokenService = "com.microsoft.adBrokerAppToken"
+    static let pendingService = "com.microsoft.adBrokerResumeState"
 
     private let cache: MSALKeychainTokenCacheStorage
     private let lock = NSLock()
@@ -36,6 +38,21 @@ public final class MSALKeychainBrokerKeyStore: MSALBrokerKeyStore, @unchecked Se
 
     public func setApplicationToken(_ token: String, clientId: String) throws {
         try write(Data(token.utf8), service: Self.tokenService, account: clientId)
+    }
+
+    public func setPendingRequest(_ state: Data?) throws {
+        guard let state else {
+            let status = SecItemDelete(try query(service: Self.pendingService, account: Self.keyAccount) as CFDictionary)
+            guard status == errSecSuccess || status == errSecItemNotFound else {
+                throw MSALKeychainTokenCacheStorage.error(status, "broker request removal", group: cache.keychainSharingGroup)
+            }
+            return
+        }
+        try write(state, service: Self.pendingService, account: Self.keyAccount)
+    }
+
+    public func pendingRequest() throws -> Data? {
+        try read(service: Self.pendingService, account: Self.keyAccount)
     }
 
     private func query(service: String, account: String) throws -> [String: Any] {

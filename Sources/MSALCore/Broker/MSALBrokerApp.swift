@@ -27,11 +27,22 @@ public protocol MSALBrokerKeyStore: Sendable {
     func applicationToken(clientId: String) throws -> String?
     /// Keeps the application token the broker gave `clientId`.
     func setApplicationToken(_ token: String, clientId: String) throws
+    /// Keeps the request that waits for the broker's answer (MSAL's resume state; nil removes it), so that an answer
+    /// that arrives after the app was relaunched is still taken: its tokens go to the cache. The default keeps
+    /// nothing.
+    func setPendingRequest(_ state: Data?) throws
+    /// The request kept by ``setPendingRequest(_:)``, if any.
+    func pendingRequest() throws -> Data?
+}
+
+extension MSALBrokerKeyStore {
+    public func setPendingRequest(_ state: Data?) throws {}
+    public func pendingRequest() throws -> Data? { nil }
 }
 
 /// A broker key store in memory, for tests and for apps that keep no broker state across launches.
 public final class MSALInMemoryBrokerKeyStore: MSALBrokerKeyStore {
-    private let state = LockedBox<(key: Data?, tokens: [String: String])>((nil, [:]))
+    private let state = LockedBox<(key: Data?, tokens: [String: String], pending: Data?)>((nil, [:], nil))
 
     /// An empty store.
     public init() {}
@@ -50,6 +61,10 @@ public final class MSALInMemoryBrokerKeyStore: MSALBrokerKeyStore {
     public func setApplicationToken(_ token: String, clientId: String) throws {
         state.withLock { $0.tokens[clientId] = token }
     }
+
+    public func setPendingRequest(_ state: Data?) throws { self.state.withLock { $0.pending = state } }
+
+    public func pendingRequest() throws -> Data? { state.get().pending }
 }
 
 /// A broker app on the device (Microsoft Authenticator on iOS), reached by opening its URL and answering through

@@ -32,17 +32,34 @@ extension ClientEngine {
         brokerRequest.boundRefreshTokenRedeem = settings.requestsBoundAppRefreshTokens
         log(correlationId).info("Signing in through the broker app.")
         let url = brokerRequest.url
+        let resume = brokerRequest.resumeState
+        // Kept until the answer comes, so that an answer after a relaunch still reaches the cache.
+        try? app.keyStore.setPendingRequest(resume.encoded)
         let fields: [String: String]
         do {
-            fields = try await AuthenticatorSessions.process.run(brokerRequest.resumeState, key: key) {
+            defer { try? app.keyStore.setPendingRequest(nil) }
+            fields = try await AuthenticatorSessions.process.run(resume, key: key) {
                 await app.opener.open(url)
             }
         } catch let error as MSALErrorInfo where error.internalCode == .internalBrokerNotAvailable {
             log(correlationId).info("The broker app could not be opened; signing in with the web view.")
             return nil
         }
+        return try await acceptAuthenticatorAnswer(fields, app: app, resolved: resolved, authority: authority, scopes: scopes,
+                                                   correlationId: correlationId)
+    }
+
+    /// Checks and stores the broker's tokens (its application token kept); a device-bound app refresh token
+    /// (`refresh_token_type` `bound_app_rt`), which only a redemption signed by the device can use, is not stored.
+    func acceptAuthenticatorAnswer(_ fields: [String: String], app: MSALBrokerApp, resolved: ResolvedAuthority,
+                                   authority: MSALAuthority, scopes: [String], correlationId: UUID) async throws -> MSALResult {
+        var fields = fields
         if let token = fields["application_token"], !token.isEmpty, token.utf8.count <= 8192 {
             try? app.keyStore.setApplicationToken(token, clientId: settings.clientId)
+        }
+        if fields["refresh_token_type"] == "bound_app_rt" {
+            log(correlationId).info("The broker's refresh token is bound to the device; it is not stored.")
+            fields["refresh_token"] = nil
         }
         let response = try AuthenticatorBrokerResponse.tokenResponse(fields, now: clock.now(), correlationId: correlationId)
         let redemption = TokenRedemption(
@@ -51,5 +68,36 @@ extension ClientEngine {
         let result = try await accept(response, redemption, cache: cache)
         RequestDiagnostics.current?.noteSource(.broker)
         return result
+    }
+
+    /// Takes an answer of the broker app that no request waits for: the answer to this application's request made
+    /// before the app was relaunched (kept by ``MSALBrokerKeyStore/setPendingRequest(_:)``). Its tokens are checked and
+    /// stored, so the next silent request finds them; true when the answer was this application's.
+    func takeOrphanedAuthenticatorAnswer(_ url: URL, sourceApplication: String?) -> Bool {
+        guard let app = brokerApp, let kept = try? app.keyStore.pendingRequest(),
+              let resume = AuthenticatorResumeState(encoded: kept), resume.clientId == settings.clientId,
+              AuthenticatorBrokerResponse.answers(url, resume), let key = try? app.keyStore.brokerKey() else { return false }
+        try? app.keyStore.setPendingRequest(nil)
+        let correlationId = resume.correlationId
+        NotificationCenter.default.post(name: NSNotification.Name(MSALWebAuthDidReceiveResponseFromBroker), object: nil)
+        let fields: [String: String]
+        do {
+            fields = try AuthenticatorBrokerResponse.fields(url, key: key, resume: resume, sourceApplication: sourceApplication)
+        } catch {
+            log(correlationId).warning("The broker's answer to a request made before the app was relaunched was refused.")
+            return true
+        }
+        log(correlationId).info("Storing the broker's answer to a request made before the app was relaunched.")
+        Task {
+            do {
+                let authority = try MSALAuthority(url: URL(string: resume.authority) ?? settings.authority.url)
+                let resolved = try await resolve(authority.descriptor, correlationId: correlationId)
+                _ = try await acceptAuthenticatorAnswer(fields, app: app, resolved: resolved, authority: authority,
+                                                        scopes: resume.scopes, correlationId: correlationId)
+            } catch {
+                log(correlationId).warning("The broker's answer to a request made before the app was relaunched could not be stored.")
+            }
+        }
+        return true
     }
 }

@@ -86,6 +86,12 @@ final class ClientEngine: Sendable {
                                         extendedLifetimeEnabled: settings.extendedLifetimeEnabled)
         self.broker = broker.map { BrokerClient(transport: $0, clock: clock, log: settings.log) }
         self.acquisition = TokenAcquisition(policy: policy, clock: clock, log: settings.log, flights: SingleFlight())
+        if brokerApp != nil {
+            // An answer of the broker app that arrives after a relaunch, when no request waits for it.
+            AuthenticatorSessions.process.registerOrphanHandler(owner: self) { [weak self] url, source in
+                self?.takeOrphanedAuthenticatorAnswer(url, sourceApplication: source) ?? false
+            }
+        }
     }
 
     /// The application's log for one request.

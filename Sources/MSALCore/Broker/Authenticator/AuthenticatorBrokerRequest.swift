@@ -3,7 +3,7 @@ import MSALSupport
 
 /// What MSAL keeps while Microsoft Authenticator has the request (MSAL for iOS/macOS's resume state): what the
 /// response must match.
-package struct AuthenticatorResumeState: Sendable, Equatable {
+package struct AuthenticatorResumeState: Sendable, Equatable, Codable {
     package var authority: String
     package var clientId: String
     package var redirectUri: String
@@ -11,6 +11,25 @@ package struct AuthenticatorResumeState: Sendable, Equatable {
     /// A new value per request, which the broker answers back.
     package var brokerNonce: String
     package var scopes: [String]
+
+    /// The state as kept in the broker key store (``MSALBrokerKeyStore/setPendingRequest(_:)``).
+    package var encoded: Data { (try? JSONEncoder().encode(self)) ?? Data() }
+
+    /// The state kept in the broker key store; nil when it is not one (bounded: it is read from storage).
+    package init?(encoded data: Data) {
+        guard data.count <= 16_384, let state = try? JSONDecoder().decode(Self.self, from: data) else { return nil }
+        self = state
+    }
+
+    package init(authority: String, clientId: String, redirectUri: String, correlationId: UUID, brokerNonce: String,
+                 scopes: [String]) {
+        self.authority = authority
+        self.clientId = clientId
+        self.redirectUri = redirectUri
+        self.correlationId = correlationId
+        self.brokerNonce = brokerNonce
+        self.scopes = scopes
+    }
 }
 
 /// The request MSAL for iOS/macOS opens in Microsoft Authenticator (the app-to-app broker): `msauthv2://broker?…`,

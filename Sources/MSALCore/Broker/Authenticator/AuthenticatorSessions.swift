@@ -12,6 +12,23 @@ final class AuthenticatorSessions: Sendable {
         var continuation: CheckedContinuation<[String: String], any Error>
     }
     private let pending = LockedBox<Pending?>(nil)
+    /// The applications that may take an answer no request waits for (one that arrives after the app was
+    /// relaunched), each held weakly: its handler says whether it took the URL.
+    private let orphanHandlers = LockedBox<[(owner: WeakOwner, take: @Sendable (URL, String?) -> Bool)]>([])
+
+    /// A weak reference to an application's engine.
+    final class WeakOwner: @unchecked Sendable {
+        weak var owner: AnyObject?
+        init(_ owner: AnyObject) { self.owner = owner }
+    }
+
+    /// Registers `owner`'s handler of answers no request waits for, for as long as `owner` lives.
+    func registerOrphanHandler(owner: AnyObject, _ take: @escaping @Sendable (URL, String?) -> Bool) {
+        orphanHandlers.withLock { handlers in
+            handlers.removeAll { $0.owner.owner == nil }
+            handlers.append((WeakOwner(owner), take))
+        }
+    }
 
     /// Whether a request waits for its answer.
     var isWaiting: Bool { pending.get() != nil }
@@ -73,7 +90,13 @@ final class AuthenticatorSessions: Sendable {
         if let source = sourceApplication, !source.isEmpty, !AuthenticatorBrokerRequest.brokerBundleIds.contains(source) {
             return false
         }
-        guard let current = pending.get(), AuthenticatorBrokerResponse.answers(url, current.resume) else { return false }
+        guard let current = pending.get(), AuthenticatorBrokerResponse.answers(url, current.resume) else {
+            let handlers = orphanHandlers.withLock { handlers in
+                handlers.removeAll { $0.owner.owner == nil }
+                return handlers.map(\.take)
+            }
+            return handlers.contains { $0(url, sourceApplication) }
+        }
         let result = Result { try AuthenticatorBrokerResponse.fields(url, key: current.key, resume: current.resume,
                                                                     sourceApplication: sourceApplication) }
         NotificationCenter.default.post(name: NSNotification.Name(MSALWebAuthDidReceiveResponseFromBroker), object: nil)
