@@ -2,8 +2,8 @@
 // an identity provider URL (Microsoft's Enterprise SSO extension), its request and credential, the controller that
 // performs it, its delegate, and its errors. Performed requests go to `SurfaceSSOExtension`, where a test answers
 // them (not Apple API). Declarations as Swift sees them in the iOS 18 / macOS 15 SDKs (Xcode 16) and the 26 SDKs,
-// which agree on all of these: the delegate protocol is `NS_SWIFT_UI_ACTOR` (`@MainActor`) in both; the controller,
-// the provider, the requests and the credential are not isolated.
+// which agree on all of these: the delegate and presentation-context protocols are `NS_SWIFT_UI_ACTOR` (`@MainActor`)
+// in both; the controller, the provider, the requests and the credential are not isolated.
 
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
@@ -137,6 +137,13 @@ extension ASAuthorizationControllerDelegate {
     public func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: any Error) {}
 }
 
+/// https://developer.apple.com/documentation/authenticationservices/asauthorizationcontrollerpresentationcontextproviding
+/// (`@MainActor protocol ASAuthorizationControllerPresentationContextProviding : NSObjectProtocol`)
+@MainActor public protocol ASAuthorizationControllerPresentationContextProviding: NSObjectProtocol {
+    /// https://developer.apple.com/documentation/authenticationservices/asauthorizationcontrollerpresentationcontextproviding/presentationanchor(for:)
+    func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor
+}
+
 /// https://developer.apple.com/documentation/authenticationservices/asauthorizationcontroller
 open class ASAuthorizationController: NSObject {
     /// https://developer.apple.com/documentation/authenticationservices/asauthorizationcontroller/init(authorizationrequests:)
@@ -145,6 +152,8 @@ open class ASAuthorizationController: NSObject {
     open var authorizationRequests: [ASAuthorizationRequest] { requests }
     /// https://developer.apple.com/documentation/authenticationservices/asauthorizationcontroller/delegate
     weak open var delegate: (any ASAuthorizationControllerDelegate)?
+    /// https://developer.apple.com/documentation/authenticationservices/asauthorizationcontroller/presentationcontextprovider
+    weak open var presentationContextProvider: (any ASAuthorizationControllerPresentationContextProviding)?
     private let requests: [ASAuthorizationRequest]
 
     /// https://developer.apple.com/documentation/authenticationservices/asauthorizationcontroller/performrequests()
@@ -159,6 +168,11 @@ open class ASAuthorizationController: NSObject {
         let url = provider.url
         nonisolated(unsafe) let controller = self
         Task {
+            // The extension shows its user interface over the anchor its provider gives (asked on the main actor).
+            if userInterface {
+                let anchor = await MainActor.run { controller.presentationContextProvider?.presentationAnchor(for: controller) }
+                SurfaceSSOExtension.lastAnchor = anchor.map { ObjectIdentifier($0) }
+            }
             let answer = await SurfaceSSOExtension.answer(operation, items, userInterface)
             await MainActor.run {
                 switch answer {
@@ -180,6 +194,8 @@ open class ASAuthorizationController: NSObject {
 public enum SurfaceSSOExtension {
     nonisolated(unsafe) public static var configuredURLs: Set<URL> = []
     nonisolated(unsafe) public static var handler: (@Sendable (String, [URLQueryItem], Bool) async -> Result<[String: String], NSError>)?
+    /// The window the last request with a user interface was presented over (nil: no provider).
+    nonisolated(unsafe) public static var lastAnchor: ObjectIdentifier?
 
     static func answer(_ operation: String, _ items: [URLQueryItem], _ userInterface: Bool) async -> Result<[String: String], NSError> {
         guard let handler else { return .failure(ASAuthorizationError(.notHandled) as NSError) }
@@ -190,5 +206,6 @@ public enum SurfaceSSOExtension {
     public static func reset() {
         configuredURLs = []
         handler = nil
+        lastAnchor = nil
     }
 }

@@ -47,6 +47,8 @@ extension AppleSurfaceTests {
             let result = try await app.acquireToken(with: MSALInteractiveTokenParameters(
                 scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(authPresentationViewController: shown.controller)))
             #expect(result.metadata.tokenSource == .broker)
+            // The extension's sign-in is presented over the window of the app's presenting controller.
+            #expect(SurfaceSSOExtension.lastAnchor == ObjectIdentifier(shown.window))
             let silent = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
             silent.forceRefresh = true
             #expect(try await app.acquireTokenSilent(with: silent).metadata.tokenSource == .broker)

@@ -28,7 +28,15 @@ public struct MSALSSOExtensionAuthorization: MSALSSOExtensionPerformer {
     }
 
     public func perform(operation: String, items: [String: String], userInterface: Bool) async throws -> [String: String] {
+        try await perform(operation: operation, items: items, userInterface: userInterface, webviewParameters: nil)
+    }
+
+    /// Performs the operation; the extension's user interface, when it shows one, is presented over the window of
+    /// `webviewParameters`' presenting view controller (else the app's key window), as MSAL for iOS/macOS presents it.
+    public func perform(operation: String, items: [String: String], userInterface: Bool,
+                        webviewParameters: MSALWebviewParameters?) async throws -> [String: String] {
         let url = identityProviderURL
+        let presenter = webviewParameters?.presenter
         return try await withCheckedThrowingContinuation { continuation in
             Task { @MainActor in
                 let request = ASAuthorizationSingleSignOnProvider(identityProvider: url).createRequest()
@@ -36,27 +44,33 @@ public struct MSALSSOExtensionAuthorization: MSALSSOExtensionPerformer {
                 request.authorizationOptions = items.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
                 request.isUserInterfaceEnabled = userInterface
                 let controller = ASAuthorizationController(authorizationRequests: [request])
-                SSOExtensionControllerDelegate.start(controller, continuation: continuation)
+                let anchor = userInterface ? PresentationAnchors.anchor(for: presenter?.object) : nil
+                SSOExtensionControllerDelegate.start(controller, anchor: anchor, continuation: continuation)
             }
         }
     }
 }
 
-/// The delegate of one performed request (the controller holds its delegate weakly: the running ones are kept here
-/// until they complete).
-final class SSOExtensionControllerDelegate: NSObject, ASAuthorizationControllerDelegate {
+/// The delegate and presentation-context provider of one performed request (the controller holds both weakly: the
+/// running ones are kept here until they complete).
+final class SSOExtensionControllerDelegate: NSObject, ASAuthorizationControllerDelegate,
+    ASAuthorizationControllerPresentationContextProviding {
     private static var running: Set<SSOExtensionControllerDelegate> = []
     private var continuation: CheckedContinuation<[String: String], any Error>?
     private var controller: ASAuthorizationController?
+    private let anchor: ASPresentationAnchor?
 
-    private init(continuation: CheckedContinuation<[String: String], any Error>) {
+    private init(anchor: ASPresentationAnchor?, continuation: CheckedContinuation<[String: String], any Error>) {
+        self.anchor = anchor
         self.continuation = continuation
     }
 
-    static func start(_ controller: ASAuthorizationController, continuation: CheckedContinuation<[String: String], any Error>) {
-        let delegate = SSOExtensionControllerDelegate(continuation: continuation)
+    static func start(_ controller: ASAuthorizationController, anchor: ASPresentationAnchor?,
+                      continuation: CheckedContinuation<[String: String], any Error>) {
+        let delegate = SSOExtensionControllerDelegate(anchor: anchor, continuation: continuation)
         delegate.controller = controller
         controller.delegate = delegate
+        if anchor != nil { controller.presentationContextProvider = delegate }
         running.insert(delegate)
         controller.performRequests()
     }
@@ -76,6 +90,11 @@ final class SSOExtensionControllerDelegate: NSObject, ASAuthorizationControllerD
 
     func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: any Error) {
         finish(.failure(Self.error(error)))
+    }
+
+    /// The window the extension presents over (asked only when one was found: the provider is set only then).
+    func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor {
+        anchor ?? ASPresentationAnchor()
     }
 
     private func finish(_ result: Result<[String: String], any Error>) {

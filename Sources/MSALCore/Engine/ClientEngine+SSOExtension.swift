@@ -21,10 +21,11 @@ extension ClientEngine {
 
     /// Performs `request`, the answer checked; nil when no extension answers.
     func performSSOExtension(_ request: SSOExtensionRequest, _ performer: any MSALSSOExtensionPerformer,
-                             correlationId: UUID) async throws -> [String: String]? {
+                             webviewParameters: MSALWebviewParameters? = nil, correlationId: UUID) async throws -> [String: String]? {
         do {
             let fields = try await performer.perform(operation: request.operation.rawValue, items: request.items,
-                                                     userInterface: request.operation.showsUserInterface)
+                                                     userInterface: request.operation.showsUserInterface,
+                                                     webviewParameters: webviewParameters)
             return try SSOExtensionAnswer.checked(fields, request.operation, correlationId: correlationId)
         } catch let error as MSALErrorInfo where error.internalCode == .internalBrokerNotAvailable {
             log(correlationId).info("The SSO extension did not answer; using the library's own flow.")
@@ -71,7 +72,8 @@ extension ClientEngine {
         token.extraQueryParameters.merge(request.extraQueryParameters) { $1 }
         log(correlationId).info("Signing in through the SSO extension.")
         guard let fields = try await performSSOExtension(.token(.login, token, base: ssoExtensionBase(correlationId)),
-                                                         performer, correlationId: correlationId) else { return nil }
+                                                         performer, webviewParameters: request.webviewParameters,
+                                                         correlationId: correlationId) else { return nil }
         return try await ssoExtensionResult(fields, authority: authority, descriptor: authority.descriptor,
                                             scopes: request.scopes + request.extraScopesToConsent, knownAccount: nil,
                                             correlationId: correlationId, cache: cache)

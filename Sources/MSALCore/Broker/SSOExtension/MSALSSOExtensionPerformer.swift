@@ -14,4 +14,15 @@ public protocol MSALSSOExtensionPerformer: Sendable {
     ///   operation needs a user interface it may not show, the extension's own error as an ``MSALErrorInfo``, and
     ///   ``MSALInternalError/internalBrokerNotAvailable`` when no extension answers.
     func perform(operation: String, items: [String: String], userInterface: Bool) async throws -> [String: String]
+    /// The same, for an interactive request of the app: the extension's user interface is presented over the window
+    /// of `webviewParameters` (its presenting view controller). The default ignores them.
+    func perform(operation: String, items: [String: String], userInterface: Bool,
+                 webviewParameters: MSALWebviewParameters?) async throws -> [String: String]
+}
+
+extension MSALSSOExtensionPerformer {
+    public func perform(operation: String, items: [String: String], userInterface: Bool,
+                        webviewParameters: MSALWebviewParameters?) async throws -> [String: String] {
+        try await perform(operation: operation, items: items, userInterface: userInterface)
+    }
 }
