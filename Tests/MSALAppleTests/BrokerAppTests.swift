@@ -40,10 +40,13 @@ extension AppleSurfaceTests {
             SurfaceScreen.openableSchemes = ["msauthv2", "msauthv3"]
             #expect(await opener.canOpenBroker(scheme: "msauthv2"))
             #expect(await opener.canOpenBroker(scheme: "msauthv3"))
-            // The synchronous answer of isCompatibleAADBrokerAvailable, on the main thread and from another.
+            // The synchronous answer of isCompatibleAADBrokerAvailable: on the main thread the shared application's,
+            // from another thread the last one seen (here the schemes are gone since).
             #expect(opener.canOpenBrokerImmediately(scheme: "msauthv3"))
+            SurfaceScreen.openableSchemes = []
             let fromAnotherThread = await Task.detached { opener.canOpenBrokerImmediately(scheme: "msauthv2") }.value
             #expect(fromAnotherThread)
+            SurfaceScreen.openableSchemes = ["msauthv2", "msauthv3"]
             let request = URL(string: "msauthv2://broker?msg_protocol_ver=3")!
             #expect(await opener.open(request))
             #expect(SurfaceScreen.openedURLs == [request])

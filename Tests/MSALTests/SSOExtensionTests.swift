@@ -199,4 +199,15 @@ struct SSOExtensionTests {
         await #expect(throws: MSALErrorInfo.self) { try await Self.app(emulator, huge).acquireToken(with: Self.interactive()) }
         await emulator.stop()
     }
+
+    /// The extension's own errors in `MSALErrorDomain` keep MSAL's codes, the broker family's just-in-time and Platform
+    /// SSO codes included; an unknown code is an unknown broker error.
+    @Test(arguments: [(-42719, MSALInternalError.internalErrorJITComplianceCheckResultNotCompliant),
+                      (-42729, .errorJITRetryRequired), (-42736, .errorDeviceNotPSSORegistered),
+                      (-42744, .errorPSSOBiometricsNotEnrolled), (-42714, .internalBrokerNotAvailable),
+                      (-42799, .internalErrorBrokerUnknown)])
+    func theExtensionsErrorCodesAreMSALs(code: Int, expected: MSALInternalError) {
+        let error = SSOExtensionAnswer.error(domain: "MSALErrorDomain", code: code, description: "x", correlationId: nil)
+        #expect(error.code == .internal && error.internalCode == expected)
+    }
 }

@@ -12,15 +12,24 @@ public struct MSALAuthenticatorAppOpener: MSALBrokerAppOpener {
 
     public func canOpenBroker(scheme: String) async -> Bool {
         guard let url = URL(string: "\(scheme)://broker") else { return false }
-        return await MainActor.run { SharedApplication.current?.canOpenURL(url) ?? false }
+        let installed = await MainActor.run { SharedApplication.current?.canOpenURL(url) ?? false }
+        Self.lastAnswers.withLock { $0[scheme] = installed }
+        return installed
     }
 
-    /// Asks the shared application on the main thread (waiting for it from another thread).
+    /// The shared application's answer on the main thread; on another thread the last answer this process got (the
+    /// main thread cannot be waited for safely from any thread), false before any.
     public func canOpenBrokerImmediately(scheme: String) -> Bool {
-        guard let url = URL(string: "\(scheme)://broker") else { return false }
-        let ask: @Sendable () -> Bool = { MainActor.assumeIsolated { SharedApplication.current?.canOpenURL(url) ?? false } }
-        return Thread.isMainThread ? ask() : DispatchQueue.main.sync(execute: ask)
+        guard Thread.isMainThread, let url = URL(string: "\(scheme)://broker") else {
+            return Self.lastAnswers.withLock { $0[scheme] ?? false }
+        }
+        let installed = MainActor.assumeIsolated { SharedApplication.current?.canOpenURL(url) ?? false }
+        Self.lastAnswers.withLock { $0[scheme] = installed }
+        return installed
     }
+
+    /// The last answer for each scheme.
+    private static let lastAnswers = LockedBox<[String: Bool]>([:])
 
     public func open(_ url: URL) async -> Bool {
         await withCheckedContinuation { continuation in

@@ -51,17 +51,25 @@ public struct MSALSSOExtensionAuthorization: MSALSSOExtensionPerformer {
     }
 }
 
-/// The delegate and presentation-context provider of one performed request (the controller holds both weakly: the
+/// The window an interactive operation is presented over.
+final class SSOExtensionPresentation: NSObject, ASAuthorizationControllerPresentationContextProviding {
+    let anchor: ASPresentationAnchor
+
+    init(anchor: ASPresentationAnchor) { self.anchor = anchor }
+
+    func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor { anchor }
+}
+
+/// The delegate of one performed request, with its presentation context (the controller holds both weakly: the
 /// running ones are kept here until they complete).
-final class SSOExtensionControllerDelegate: NSObject, ASAuthorizationControllerDelegate,
-    ASAuthorizationControllerPresentationContextProviding {
+final class SSOExtensionControllerDelegate: NSObject, ASAuthorizationControllerDelegate {
     private static var running: Set<SSOExtensionControllerDelegate> = []
     private var continuation: CheckedContinuation<[String: String], any Error>?
     private var controller: ASAuthorizationController?
-    private let anchor: ASPresentationAnchor?
+    private let presentation: SSOExtensionPresentation?
 
     private init(anchor: ASPresentationAnchor?, continuation: CheckedContinuation<[String: String], any Error>) {
-        self.anchor = anchor
+        presentation = anchor.map(SSOExtensionPresentation.init(anchor:))
         self.continuation = continuation
     }
 
@@ -70,7 +78,7 @@ final class SSOExtensionControllerDelegate: NSObject, ASAuthorizationControllerD
         let delegate = SSOExtensionControllerDelegate(anchor: anchor, continuation: continuation)
         delegate.controller = controller
         controller.delegate = delegate
-        if anchor != nil { controller.presentationContextProvider = delegate }
+        controller.presentationContextProvider = delegate.presentation
         running.insert(delegate)
         controller.performRequests()
     }
@@ -92,10 +100,6 @@ final class SSOExtensionControllerDelegate: NSObject, ASAuthorizationControllerD
         finish(.failure(Self.error(error)))
     }
 
-    /// The window the extension presents over (asked only when one was found: the provider is set only then).
-    func presentationAnchor(for controller: ASAuthorizationController) -> ASPresentationAnchor {
-        anchor ?? ASPresentationAnchor()
-    }
 
     private func finish(_ result: Result<[String: String], any Error>) {
         continuation?.resume(with: result)

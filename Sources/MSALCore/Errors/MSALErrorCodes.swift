@@ -113,6 +113,66 @@ public enum MSALInternalError: Int, Sendable, CaseIterable {
     case internalErrorBrokerApplicationTokenReadFailed = -42713
     /// The broker is not available.
     case internalBrokerNotAvailable = -42714
+    /// Just-in-time linking: waiting for the server's confirmation failed.
+    case internalErrorJITLinkServerConfirmationError = -42715
+    /// Just-in-time linking: the Intune token could not be acquired.
+    case internalErrorJITLinkAcquireTokenError = -42716
+    /// Just-in-time linking: the token was acquired for another tenant.
+    case internalErrorJITLinkTokenAcquiredWrongTenant = -42717
+    /// Just-in-time linking failed.
+    case internalErrorJITLinkError = -42718
+    /// Just-in-time compliance check: the device is not compliant.
+    case internalErrorJITComplianceCheckResultNotCompliant = -42719
+    /// Just-in-time compliance check: Company Portal timed out.
+    case internalErrorJITComplianceCheckResultTimeout = -42720
+    /// Just-in-time compliance check: the result is unknown.
+    case internalErrorJITComplianceCheckResultUnknown = -42721
+    /// Just-in-time compliance check: the link payload of the SSO configuration is invalid.
+    case errorJITComplianceCheckInvalidLinkPayload = -42722
+    /// Just-in-time compliance check: its web view controller could not be created.
+    case errorJITComplianceCheckCreateController = -42723
+    /// Just-in-time linking: the link configuration was not found.
+    case errorJITLinkConfigNotFound = -42724
+    /// Just-in-time linking: the link token configuration is invalid.
+    case errorJITInvalidLinkTokenConfig = -42725
+    /// Just-in-time registration: device registration failed.
+    case errorJITWPJDeviceRegistrationFailed = -42726
+    /// Just-in-time registration: the account identifier is missing.
+    case errorJITWPJAccountIdentifierNil = -42727
+    /// Just-in-time registration: the broker token could not be acquired.
+    case errorJITWPJAcquireTokenError = -42728
+    /// Just-in-time registration or linking must be retried.
+    case errorJITRetryRequired = -42729
+    /// Just-in-time troubleshooting: Company Portal's web flow answered an unexpected status.
+    case errorJITUnknownStatusWebCP = -42730
+    /// Just-in-time troubleshooting: its web view controller could not be created.
+    case errorJITTroubleshootingCreateController = -42731
+    /// Just-in-time troubleshooting: a token could not be acquired.
+    case errorJITTroubleshootingAcquireToken = -42732
+    /// Just-in-time linking: the server's confirmation timed out.
+    case internalErrorJITLinkServerConfirmationTimeout = -42733
+    /// Just-in-time troubleshooting is needed.
+    case errorJITTroubleshootingRequired = -42734
+    /// Just-in-time troubleshooting: the result is unknown.
+    case errorJITTroubleshootingResultUnknown = -42735
+    /// The device is not registered for Platform SSO.
+    case errorDeviceNotPSSORegistered = -42736
+    /// Platform SSO: the key id kept by the passkey provider does not match the device key; configure and retry.
+    case errorPSSOKeyIdMismatch = -42737
+    /// Just-in-time error handling: its configuration is invalid or missing.
+    case errorJITErrorHandlingConfigNotFound = -42738
+    /// Platform SSO passkey: the biometric policy does not match the login configuration.
+    case errorPSSOBiometricPolicyMismatch = -42739
+    /// Platform SSO passkey: an invalid passkey extension tried to use the passkey.
+    case errorPSSOInvalidPasskeyExtension = -42740
+    /// Platform SSO: the login configuration could not be saved.
+    case errorPSSOSaveLoginConfigFailure = -42741
+    /// Platform SSO passkey: the passkey was used without biometrics while a biometric policy is configured.
+    case errorPSSOPasskeyLAError = -42742
+    /// Platform SSO: user registration needs biometrics, which are not available.
+    case errorPSSOBiometricsNotAvailable = -42743
+    /// Platform SSO: user registration needs biometrics, which are not enrolled.
+    case errorPSSOBiometricsNotEnrolled = -42744
     /// The web authentication URL is invalid.
     case internalErrorInvalidASWebAuthenticationURL = -42745
     /// Another process held a token cache lock for longer than the wait allowed (MSAL for Swift).
