@@ -181,7 +181,9 @@ struct AuthenticatorBrokerTests {
         }
         let first = try app(before)
         let task = Task { try await first.acquireToken(with: Self.interactive()) }
-        try await eventually(within: 10, "the request to wait for Authenticator") { AuthenticatorSessions.process.isWaiting }
+        defer { task.cancel() }
+        let opened = device.opened
+        try await eventually(within: 10, "Authenticator to have the request") { !opened.get().isEmpty }
         let kept = try #require(try before.pendingRequest())
         let request = try #require(device.opened.get().last)
         // The app is killed while Authenticator has the request (here: the request ends; its kept state is what the
