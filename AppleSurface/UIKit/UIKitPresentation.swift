@@ -128,6 +128,8 @@ extension UIApplication {
     public struct OpenExternalURLOptionsKey: Hashable, RawRepresentable, Sendable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// https://developer.apple.com/documentation/uikit/uiapplication/openexternalurloptionskey/universallinksonly
+        public static let universalLinksOnly = OpenExternalURLOptionsKey(rawValue: "UIApplicationOpenURLOptionUniversalLinksOnly")
     }
 
     /// https://developer.apple.com/documentation/uikit/uiapplication/canopenurl(_:) (the stand-in answers true for
@@ -140,6 +142,7 @@ extension UIApplication {
     public func open(_ url: URL, options: [UIApplication.OpenExternalURLOptionsKey: Any] = [:],
                      completionHandler completion: (@MainActor @Sendable (Bool) -> Void)? = nil) {
         SurfaceScreen.openedURLs.append(url)
+        SurfaceScreen.openedUniversalLinksOnly.append(options[.universalLinksOnly] as? Bool ?? false)
         completion?(true)
     }
 }

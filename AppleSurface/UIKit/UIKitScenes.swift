@@ -180,6 +180,8 @@ extension UISceneDelegate {
     static var scenes: [UIScene] = []
     /// Every URL the application was asked to open in another app, in order.
     public internal(set) static var openedURLs: [URL] = []
+    /// For each of ``openedURLs``, whether it was opened with `universalLinksOnly`.
+    public internal(set) static var openedUniversalLinksOnly: [Bool] = []
     /// The URL schemes an installed app handles (what `canOpenURL(_:)` answers true for), arranged by tests.
     public static var openableSchemes: Set<String> = []
     /// Whether the process runs as an app extension (no shared application), as the app-extension surface is built.
@@ -192,5 +194,8 @@ extension UISceneDelegate {
     /// Connects `scenes` (replacing those connected before), in this order.
     public static func connect(_ connected: [UIScene]) { scenes = connected }
     /// Forgets the URLs opened so far.
-    public static func resetOpenedURLs() { openedURLs = [] }
+    public static func resetOpenedURLs() {
+        openedURLs = []
+        openedUniversalLinksOnly = []
+    }
 }

@@ -13,10 +13,12 @@ extension EmulatorCore {
     /// The version the emulated Authenticator reports (`x-broker-app-ver`).
     static let authenticatorVersion = "6.8.0-emulator"
 
-    /// The answer URL to an Authenticator request URL; nil when the request cannot be answered at all (no redirect
-    /// URI, no usable broker key, not protocol 3). `issuerBase` names the issuer when the authority has no port.
+    /// The answer URL to an Authenticator request URL (`msauthv2://broker?…` or the universal link
+    /// `https://login.microsoftonline.com/applebroker/msauthv2?…`); nil when the request cannot be answered at all
+    /// (no redirect URI, no usable broker key, not protocol 3). `issuerBase` names the issuer when the authority has no port.
     package func authenticatorAnswer(_ request: URL, issuerBase: String, approve: EmulatedBrokerApprover? = nil) async -> URL? {
-        guard request.absoluteString.utf8.count <= Self.brokerRequestLimit, request.scheme?.lowercased() == "msauthv2",
+        let universalLink = request.scheme?.lowercased() == "https" && request.path.lowercased() == "/applebroker/msauthv2"
+        guard request.absoluteString.utf8.count <= Self.brokerRequestLimit, request.scheme?.lowercased() == "msauthv2" || universalLink,
               let query = URLComponents(url: request, resolvingAgainstBaseURL: false)?.percentEncodedQuery,
               let pairs = FormCoding.pairs(query, malformed: .reject, limit: 64) else { return nil }
         let fields = Dictionary(pairs.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })

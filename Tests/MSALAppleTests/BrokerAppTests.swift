@@ -49,7 +49,11 @@ extension AppleSurfaceTests {
             SurfaceScreen.openableSchemes = ["msauthv2", "msauthv3"]
             let request = URL(string: "msauthv2://broker?msg_protocol_ver=3")!
             #expect(await opener.open(request))
-            #expect(SurfaceScreen.openedURLs == [request])
+            // A universal-link request opens Authenticator only (`universalLinksOnly`), never the browser.
+            let universal = URL(string: "https://login.microsoftonline.com/applebroker/msauthv2?msg_protocol_ver=3")!
+            #expect(await opener.open(universal))
+            #expect(SurfaceScreen.openedURLs == [request, universal])
+            #expect(SurfaceScreen.openedUniversalLinksOnly == [false, true])
             SurfaceScreen.openableSchemes = []
         }
         #endif

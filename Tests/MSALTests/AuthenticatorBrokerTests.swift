@@ -150,6 +150,32 @@ struct AuthenticatorBrokerTests {
         await emulator.stop()
     }
 
+    /// An app whose redirect URI is an `https` universal link opens Authenticator by its universal link, and the
+    /// answer comes back to that redirect URI (through the app delegate's user activity, handed to
+    /// `handleMSALResponse` the same way).
+    @Test func aUniversalLinkRedirectURIOpensAuthenticatorByUniversalLink() async throws {
+        let redirect = "https://app.contoso.example/msal/auth"
+        var configuration = EmulatorConfiguration.default
+        configuration.autoApproveUsername = configuration.defaults.username
+        let index = try #require(configuration.applications.firstIndex { $0.clientId == configuration.defaults.clientId })
+        configuration.applications[index].redirectURIs.append(redirect)
+        let emulator = try await IdentityEmulator.start(configuration)
+        let device = Device(emulator: emulator)
+        let config = MSALPublicClientApplicationConfig(
+            clientId: emulator.clientId, redirectUri: redirect,
+            authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
+        config.httpClient = MSALDefaultHTTPClient.shared
+        config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
+        config.brokerOptions = MSALBrokerOptions(brokerApp: MSALBrokerApp(opener: device, keyStore: MSALInMemoryBrokerKeyStore()))
+        let app = try MSALPublicClientApplication(configuration: config)
+        let result = try await app.acquireToken(with: Self.interactive())
+        #expect(result.metadata.tokenSource == .broker)
+        let request = try #require(device.opened.get().last)
+        #expect(request.absoluteString.hasPrefix("https://login.microsoftonline.com/applebroker/msauthv2?"))
+        #expect(device.handled.get() == [true])
+        await emulator.stop()
+    }
+
     /// A key store whose contents a test sets: what a relaunched app finds in the keychain.
     final class KeptStore: MSALBrokerKeyStore, @unchecked Sendable {
         let key: Data

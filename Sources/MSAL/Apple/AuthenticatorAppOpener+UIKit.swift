@@ -35,7 +35,10 @@ public struct MSALAuthenticatorAppOpener: MSALBrokerAppOpener {
         await withCheckedContinuation { continuation in
             Task { @MainActor in
                 guard let application = SharedApplication.current else { return continuation.resume(returning: false) }
-                application.open(url, options: [:]) { opened in continuation.resume(returning: opened) }
+                // A universal link opens Authenticator only, never the browser (MSAL for iOS/macOS's option too).
+                let options: [UIApplication.OpenExternalURLOptionsKey: Any] =
+                    url.scheme?.lowercased() == "https" ? [.universalLinksOnly: true] : [:]
+                application.open(url, options: options) { opened in continuation.resume(returning: opened) }
             }
         }
     }

@@ -10,7 +10,8 @@ public protocol MSALBrokerAppOpener: Sendable {
     /// The same answer at once, for ``MSALPublicClientApplication/isCompatibleAADBrokerAvailable`` (a synchronous
     /// property, as in MSAL for iOS/macOS). The default says no.
     func canOpenBrokerImmediately(scheme: String) -> Bool
-    /// Opens the broker's request URL; false when it could not be opened (the library then uses its web view).
+    /// Opens the broker's request URL (`msauthv2://broker?…`, or an `https` universal link, which must open the broker
+    /// app and nothing else); false when it could not be opened (the library then uses its web view).
     func open(_ url: URL) async -> Bool
 }
 

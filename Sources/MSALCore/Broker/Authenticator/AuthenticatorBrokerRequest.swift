@@ -102,9 +102,17 @@ package struct AuthenticatorBrokerRequest: Sendable {
         return pairs.filter { !$0.1.isEmpty }
     }
 
-    /// `msauthv2://broker?…`.
+    /// The universal link Microsoft Authenticator answers, for an application whose redirect URI is itself an `https`
+    /// universal link (MSAL for iOS/macOS's `MSIDBrokerProtocolTypeUniversalLink`).
+    package static let universalLink = "https://login.microsoftonline.com/applebroker/msauthv2"
+
+    /// Whether the request is opened as a universal link: the application's redirect URI is `https`.
+    package var isUniversalLink: Bool { redirectUri.lowercased().hasPrefix("https:") }
+
+    /// `msauthv2://broker?…`, or `https://login.microsoftonline.com/applebroker/msauthv2?…` for an `https`
+    /// redirect URI.
     package var url: URL {
-        URL(string: "\(Self.scheme)://broker?" + FormCoding.encode(pairs))!
+        URL(string: (isUniversalLink ? Self.universalLink : "\(Self.scheme)://broker") + "?" + FormCoding.encode(pairs))!
     }
 
     /// What the response must match.
