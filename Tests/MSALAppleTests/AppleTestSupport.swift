@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALEmulator
 import MSALTesting
 import Security
 import Testing
@@ -35,6 +36,20 @@ enum AppleFixture {
         config.httpClient = provider
         config.cacheConfig.keychainSharingGroup = group
         return try MSALPublicClientApplication(configuration: config)
+    }
+
+    /// The emulator, its demo user approving every sign-in, and an application as the seeds make it (the platform's
+    /// default storage and user agent, redirect URI `msauth.com.example.msaldemo://auth`) talking to it over TLS.
+    static func emulatorApp() async throws -> (emulator: IdentityEmulator, app: MSALPublicClientApplication) {
+        var configuration = EmulatorConfiguration.default
+        configuration.autoApproveUsername = configuration.defaults.username
+        let emulator = try await IdentityEmulator.start(configuration)
+        let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId,
+                                                       redirectUri: "msauth.com.example.msaldemo://auth",
+                                                       authority: try MSALAADAuthority(url: emulator.authorityURL))
+        config.httpClient = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        config.cacheConfig.keychainSharingGroup = group
+        return (emulator, try MSALPublicClientApplication(configuration: config))
     }
 
     /// A fresh keychain and session history, a provider whose sign-in page answers every session, and a view

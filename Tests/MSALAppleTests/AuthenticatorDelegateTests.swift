@@ -32,20 +32,13 @@ extension AppleSurfaceTests {
             SurfaceScreen.resetOpenedURLs()
             SurfaceScreen.openableSchemes = ["msauthv2", "msauthv3"]
             defer { SurfaceScreen.openableSchemes = [] }
-            var configuration = EmulatorConfiguration.default
-            configuration.autoApproveUsername = configuration.defaults.username
-            let emulator = try await IdentityEmulator.start(configuration)
-            let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId,
-                                                           redirectUri: "msauth.com.example.msaldemo://auth",
-                                                           authority: try MSALAADAuthority(url: emulator.authorityURL))
-            config.httpClient = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
-            config.cacheConfig.keychainSharingGroup = AppleFixture.group
-            let app = try MSALPublicClientApplication(configuration: config)
+            let (emulator, app) = try await AppleFixture.emulatorApp()
             let shown = ShownController()
             let parameters = MSALInteractiveTokenParameters(
                 scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(authPresentationViewController: shown.controller))
             let signIn = Task { try await app.acquireToken(with: parameters) }
-            // Bounded wait for the condition: the request opened in Authenticator.
+            // Bounded wait for the condition: the request opened in Authenticator. (Not `eventually`: its description
+            // autoclosure cannot cross from the main actor under Swift 6.)
             for _ in 0..<2000 where SurfaceScreen.openedURLs.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
             let request = try #require(SurfaceScreen.openedURLs.first)
             #expect(request.scheme == "msauthv2" && request.host == "broker")
@@ -55,7 +48,7 @@ extension AppleSurfaceTests {
             SeedSceneDelegate().scene(UIWindowScene(surfaceActivationState: .foregroundActive), openURLContexts: [context])
             let result = try await signIn.value
             #expect(result.metadata.tokenSource == .broker)
-            #expect(result.account.username == configuration.defaults.username)
+            #expect(result.account.username == emulator.username)
             // The broker's refresh token is in the keychain cache: the next token comes silently.
             let silent = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
             silent.forceRefresh = true

@@ -33,16 +33,8 @@ extension AppleSurfaceTests {
         @Test @MainActor func theDefaultApplicationUsesTheExtension() async throws {
             AppleFixture.resetKeychain()
             defer { SurfaceSSOExtension.reset() }
-            var configuration = EmulatorConfiguration.default
-            configuration.autoApproveUsername = configuration.defaults.username
-            let emulator = try await IdentityEmulator.start(configuration)
+            let (emulator, app) = try await AppleFixture.emulatorApp()
             Self.answerWith(emulator)
-            let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId,
-                                                           redirectUri: "msauth.com.example.msaldemo://auth",
-                                                           authority: try MSALAADAuthority(url: emulator.authorityURL))
-            config.httpClient = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
-            config.cacheConfig.keychainSharingGroup = AppleFixture.group
-            let app = try MSALPublicClientApplication(configuration: config)
             let shown = ShownController()
             let result = try await app.acquireToken(with: MSALInteractiveTokenParameters(
                 scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(authPresentationViewController: shown.controller)))

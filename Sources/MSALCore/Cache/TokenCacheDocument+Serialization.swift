@@ -50,11 +50,9 @@ extension TokenCacheDocument {
         } else {
             var all: [(String, Entry?, JSONValue?)] = entries.map { ($0.key, $0, nil) }
             for (key, value) in unreadable { all.append((key, nil, value)) }
-            // A total order: an unreadable entry may carry the key a readable one computes, and an unstable sort
-            // would write the two in either order (the readable one goes first).
-            all.sort { left, right in
-                left.0 != right.0 ? CacheStrings.codePointLess(left.0, right.0) : (left.1 != nil && right.1 == nil)
-            }
+            // Keys are unique across readable and unreadable entries (parsing keeps a key's last entry; saving an
+            // entry drops an unreadable one under its key), so ordering by key is total.
+            all.sort { CacheStrings.codePointLess($0.0, $1.0) }
             for (key, entry, value) in all {
                 writer.key(key, indent: 2)
                 if let entry { entry.write(to: &writer, indent: 2) } else if let value { writer.value(value, indent: 2) }

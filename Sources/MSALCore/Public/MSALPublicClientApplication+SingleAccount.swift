@@ -132,8 +132,7 @@ extension MSALPublicClientApplication {
         }
         return MSALDeviceInformation(
             deviceMode: info.shared ? .shared : .default, hasAADSSOExtension: true, extraDeviceInformation: info.extra,
-            configuredPreferredAuthMethod: info.preferredAuthConfig == "preferredAuthQRPIN" ? .QRPIN : .none,
-            platformSSOStatus: MSALPlatformSSOStatus(extensionValue: info.platformSSOStatus))
+            configuredPreferredAuthMethod: info.preferredAuthMethod, platformSSOStatus: info.platformSSOStatus)
     }
 
     private static func localDeviceInformation(_ registration: MSALWorkplaceJoinRegistration?) -> MSALDeviceInformation {

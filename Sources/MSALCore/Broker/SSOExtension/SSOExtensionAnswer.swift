@@ -13,9 +13,9 @@ package struct SSOExtensionDeviceInfo: Sendable, Equatable {
     package var fullMode: Bool
     package var extra: [String: String]
     /// macOS's platform SSO status (`platform_sso_status`).
-    package var platformSSOStatus: String?
-    /// The administrator's preferred sign-in method (`preferred_auth_config`).
-    package var preferredAuthConfig: String?
+    package var platformSSOStatus: MSALPlatformSSOStatus
+    /// The administrator's preferred sign-in method (`preferred_auth_config`: `preferredAuthQRPIN`, else none).
+    package var preferredAuthMethod: MSALPreferredAuthMethod
 }
 
 /// Reads the Enterprise SSO extension's answers: the header fields of its `authenticatedResponse`, a flat dictionary
@@ -91,8 +91,8 @@ package enum SSOExtensionAnswer {
         let full = (fields["sso_extension_mode"] ?? "full") != "silent_only"
         extra["isSSOExtensionInFullMode"] = full ? "Yes" : "No"
         return SSOExtensionDeviceInfo(shared: fields["device_mode"] == "shared", fullMode: full, extra: extra,
-                                      platformSSOStatus: fields["platform_sso_status"],
-                                      preferredAuthConfig: fields["preferred_auth_config"])
+                                      platformSSOStatus: MSALPlatformSSOStatus(extensionValue: fields["platform_sso_status"]),
+                                      preferredAuthMethod: fields["preferred_auth_config"] == "preferredAuthQRPIN" ? .QRPIN : .none)
     }
 
     /// The MSAL error of an extension error reported as `domain` and `code` (the underlying error of
