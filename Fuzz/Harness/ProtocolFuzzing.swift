@@ -61,6 +61,9 @@ enum ProtocolFuzzing {
     // MARK: Token endpoint
 
     /// The input as a token endpoint body: the success shape, and the OAuth error shape with its MSAL error.
+    /// The authority a fuzzed device token is said to come from.
+    static let deviceTokenAuthority = try? MSALAADAuthority(url: URL(string: "https://login.microsoftonline.com/\(FuzzFixtures.tenant)")!)
+
     static func tokenResponse(_ data: Data) throws {
         if let response = try fuzzExpectingTypedErrors("TokenResponse.parse", {
             try TokenResponse.parse(data, correlationId: FuzzFixtures.correlationId)
@@ -73,6 +76,22 @@ enum ProtocolFuzzing {
             let error = body.msalError(httpStatus: 400, headers: ["Content-Type": "application/json"],
                                        correlationId: FuzzFixtures.correlationId)
             _ = error.description
+        }
+        // The same bytes as the device-token grant's two answers: the `srv_challenge` nonce, and the device's token
+        // (never a user's refresh or id token).
+        if let nonce = try fuzzExpectingTypedErrors("DeviceTokenRequest.nonce", {
+            try DeviceTokenRequest.nonce(from: data, correlationId: FuzzFixtures.correlationId)
+        }) {
+            try fuzzCheck(!nonce.isEmpty && nonce.utf8.count <= 4096, "an empty or oversized nonce was taken")
+        }
+        if let authority = deviceTokenAuthority, let result = try fuzzExpectingTypedErrors("DeviceTokenRequest.result", {
+            try DeviceTokenRequest.result(from: data, requestedScopes: ["https://graph.microsoft.com/.default"],
+                                          authority: authority, now: FuzzFixtures.now, correlationId: FuzzFixtures.correlationId)
+        }) {
+            try fuzzCheck(!result.accessToken.isEmpty, "a device token answer without an access token was taken")
+            // (A token of a few characters may appear in the description's other fields by chance.)
+            try fuzzCheck(result.accessToken.count < 32 || !String(describing: result).contains(result.accessToken),
+                          "the device token's description shows it")
         }
         // The same bytes as the response's `Date` and `Retry-After` headers (RFC 9110 HTTP dates).
         let header = String(decoding: data.prefix(256), as: UTF8.self)
