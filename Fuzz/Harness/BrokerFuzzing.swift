@@ -37,10 +37,37 @@ enum BrokerFuzzing {
             try SSOExtensionAnswer.accounts(fields, correlationId: FuzzFixtures.correlationId)
         }
         _ = SSOExtensionAnswer.deviceInfo(fields)
-        _ = try fuzzExpectingTypedErrors("SSOExtensionAnswer.tokenResponse") {
+        if let response = try fuzzExpectingTypedErrors("SSOExtensionAnswer.tokenResponse", {
             try SSOExtensionAnswer.tokenResponse(fields, now: Date(timeIntervalSince1970: 1_800_000_000),
                                                  correlationId: FuzzFixtures.correlationId)
+        }) {
+            try acceptStep(response)
         }
+    }
+
+    /// A broker's token through the accept step's bounds and into the cache: lifetimes within 0…10 years whatever
+    /// the broker sent, and a cache write and rewrite that never trap (an out-of-range lifetime once reached
+    /// `Int64(...)` there).
+    static func acceptStep(_ raw: TokenResponse) throws {
+        let response = ClientEngine.bounded(raw)
+        for lifetime in [response.expiresIn, response.extExpiresIn, response.refreshIn] {
+            try fuzzCheck(lifetime.map { $0.isFinite && $0 >= 0 && $0 <= ExternalNumber.maximumLifetime } ?? true,
+                          "a broker's lifetime passed the accept step unbounded")
+        }
+        let now = FuzzFixtures.now
+        // The raw values too: a timestamp saturates rather than trap.
+        for lifetime in [raw.expiresIn, raw.extExpiresIn, raw.refreshIn].compactMap({ $0 }) {
+            _ = CacheTimestamp(now.addingTimeInterval(lifetime))
+        }
+        var write = CacheFuzzing.signInResponse()
+        let expiresIn = response.expiresIn ?? 600
+        write.expiresOn = now.addingTimeInterval(expiresIn)
+        write.extendedExpiresOn = now.addingTimeInterval(response.extExpiresIn ?? expiresIn)
+        write.refreshOn = response.refreshIn.map { now.addingTimeInterval($0) }
+        let document = TokenCacheDocument()
+        _ = document.saveTokenResponse(write)
+        let reread = try? TokenCacheDocument.parse(document.serialize())
+        try fuzzCheck(reread?.accessTokenCount == 1, "a broker's token written to the cache did not read back")
     }
 
     /// Microsoft Authenticator's answer URL (any app can open the redirect URI): decrypted with a fixed broker key
@@ -57,9 +84,11 @@ enum BrokerFuzzing {
             try AuthenticatorBrokerResponse.fields(url, key: brokerKey, resume: resume, sourceApplication: nil)
         }) {
             try fuzzCheck(fields["broker_nonce"] == resume.brokerNonce, "an answer to another request was taken")
-            _ = try fuzzExpectingTypedErrors("AuthenticatorBrokerResponse.tokenResponse") {
+            if let response = try fuzzExpectingTypedErrors("AuthenticatorBrokerResponse.tokenResponse", {
                 try AuthenticatorBrokerResponse.tokenResponse(fields, now: Date(timeIntervalSince1970: 1_800_000_000),
                                                               correlationId: FuzzFixtures.correlationId)
+            }) {
+                try acceptStep(response)
             }
         }
     }

@@ -18,6 +18,9 @@ extension MSALCredentialChain {
         let authority = try MSALAuthority.authority(with: url)
         let config = MSALPublicClientApplicationConfig(clientId: settings.signInClientId, redirectUri: nil, authority: authority)
         config.clientApplicationCapabilities = ToolDefaults.clientCapabilities(environment: environment)
+        // An account signed in through the identity broker (`msal login --broker`, recorded as `broker: true`) keeps
+        // getting its tokens there: the broker holds its session, and the cache has no refresh token for it.
+        config.brokerOptions = MSALBrokerOptions(enabledOnLinux: settings.usesBroker)
         var known: [MSALAuthority] = authority is MSALB2CAuthority ? [authority] : []
         for text in settings.knownAuthorities {
             if let url = URL(string: text) { known.append(try MSALAuthority.authority(with: url)) }

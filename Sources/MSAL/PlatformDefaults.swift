@@ -11,7 +11,21 @@ extension MSALPublicClientApplication {
     /// `MSALPublicClientApplicationConfig/knownAuthorities`, and on iOS
     /// `MSALInternalError/internalErrorRedirectSchemeNotRegistered` when the redirect URI is `msauth.<bundle id>://auth`
     /// and the app does not declare `msauthv2` and `msauthv3` in `LSApplicationQueriesSchemes` (the broker allowed).
+    /// On Apple platforms, as MSAL for iOS/macOS, `MSALInternalError/internalErrorInvalidRedirectURI` for a Microsoft
+    /// Entra authority (not `consumers`) with a redirect URI that is not broker-capable (`msauth.<bundle id>://auth`),
+    /// unless `MSALPublicClientApplicationConfig/bypassRedirectURIValidation` is set.
     public convenience init(configuration: MSALPublicClientApplicationConfig) throws {
+        #if canImport(Darwin)
+        // As MSAL for iOS/macOS: a Microsoft Entra authority needs a broker-capable redirect URI
+        // (internalErrorInvalidRedirectURI otherwise), unless the validation is bypassed. Checked where the app has a
+        // bundle identifier (every app on an Apple platform).
+        if let bundleId = configuration.brokerOptions.bundleIdentifier ?? Bundle.main.bundleIdentifier,
+           let redirectUri = configuration.redirectUri {
+            try BrokerSchemeCheck.verifyBrokerCapable(redirectUri: redirectUri, bundleId: bundleId,
+                                                      authority: configuration.authority,
+                                                      bypass: configuration.bypassRedirectURIValidation)
+        }
+        #endif
         #if canImport(UIKit) && !os(watchOS) && !os(tvOS)
         // As MSAL for iOS/macOS checks it: a broker-capable redirect URI with the broker allowed needs the schemes
         // that find Microsoft Authenticator (internalErrorRedirectSchemeNotRegistered otherwise).

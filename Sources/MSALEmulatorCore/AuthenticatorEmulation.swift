@@ -28,15 +28,20 @@ extension EmulatorCore {
         do {
             answer = try await authenticatorTokens(fields, redirectURI: redirectURI, issuerBase: issuerBase, approve: approve)
         } catch let failure as BrokerFailure {
-            answer = [("success", "0"), ("broker_error_domain", "MSALErrorDomain"),
-                      ("broker_error_code", failure.status == BrokerFailure.userCanceled ? "-50005" : "-50000"),
+            // Authenticator reports the common core's errors (`MSIDAADV2BrokerResponse.m:44-84`): MSIDErrorDomain and
+            // its codes (-51700 the user cancelled, -51119 an invalid redirect URI, -51100 anything else).
+            let code = failure.status == BrokerFailure.userCanceled ? "-51700"
+                : failure.status == BrokerFailure.incorrectConfiguration ? "-51119" : "-51100"
+            answer = [("success", "0"), ("broker_error_domain", "MSIDErrorDomain"), ("broker_error_code", code),
                       ("error_description", failure.context)]
         } catch let error as EntraError {
-            answer = [("success", "0"), ("broker_error_domain", "MSALErrorDomain"), ("broker_error_code", "-50000"),
+            // An identity-platform refusal: the common core's OAuth error (`MSIDError.m:92-131`).
+            answer = [("success", "0"), ("broker_error_domain", "MSIDOAuthErrorDomain"),
+                      ("broker_error_code", String(Self.msidOAuthCode(error.error))),
                       ("error", error.error), ("error_description", "\(error.codeText): \(error.message)")]
             if let suberror = error.suberror { answer.append(("suberror", suberror)) }
         } catch {
-            answer = [("success", "0"), ("broker_error_domain", "MSALErrorDomain"), ("broker_error_code", "-50000")]
+            answer = [("success", "0"), ("broker_error_domain", "MSIDErrorDomain"), ("broker_error_code", "-51100")]
         }
         if let nonce = fields["broker_nonce"] { answer.append(("broker_nonce", nonce)) }
         if let correlation = fields["correlation_id"] { answer.append(("correlation_id", correlation)) }
@@ -51,11 +56,39 @@ extension EmulatorCore {
         ]))
     }
 
+    /// The common core's code for an OAuth error string (`IdentityCore/src/MSIDError.m:92-131`).
+    static func msidOAuthCode(_ error: String) -> Int {
+        switch error.lowercased() {
+        case "invalid_request": return -51410
+        case "invalid_client": return -51411
+        case "invalid_grant": return -51412
+        case "invalid_scope": return -51413
+        case "unauthorized_client": return -51414
+        case "interaction_required": return -51115
+        case "access_denied": return -51416
+        case "server_error": return -51417
+        default: return -51400
+        }
+    }
+
+    /// Whether a redirect URI can be a broker's: Authenticator answers an app only at a custom-scheme redirect URI
+    /// (`msauth.<bundle id>://auth`, or ADAL's `<scheme>://<bundle id>`), never a web one (MSAL for iOS/macOS's
+    /// common core, `MSIDRedirectUri.m:73-132`).
+    package static func isBrokerRedirectURI(_ uri: String) -> Bool {
+        guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(),
+              !scheme.isEmpty, scheme != "http", scheme != "https", let host = components.host, !host.isEmpty else { return false }
+        return !scheme.hasPrefix("msauth.") || host.lowercased() == "auth"
+    }
+
     /// Signs the approved user in on the device and issues the device-bound tokens, as answer fields.
     private func authenticatorTokens(_ fields: [String: String], redirectURI: String, issuerBase: String,
                                      approve: EmulatedBrokerApprover?) async throws -> [(String, String)] {
         guard let clientId = fields["client_id"], let app = application(clientId), app.isPublicClient else {
             throw EntraError.unknownClient(String((fields["client_id"] ?? "").prefix(64)))
+        }
+        guard Self.isBrokerRedirectURI(redirectURI) else {
+            throw BrokerFailure(status: BrokerFailure.incorrectConfiguration, errorCode: 0,
+                                context: "The redirect URI '\(redirectURI.prefix(256))' is not a broker redirect URI (msauth.<bundle id>://auth).")
         }
         guard RedirectURIMatcher.matches(redirectURI, registered: app.redirectURIs) else {
             throw EntraError(error: "invalid_request", code: 50011,

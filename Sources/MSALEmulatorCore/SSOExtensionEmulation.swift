@@ -1,12 +1,31 @@
 import MSALSupport
 import Foundation
 
-/// An error of the emulated SSO extension, as the extension reports one (the underlying error of
-/// `ASAuthorizationError` -6000): a domain, a code and a description.
+/// An error of the emulated SSO extension, as the app sees one: either `ASAuthorizationError` itself
+/// (``authorizationErrorDomain``: 1001 cancelled, 1003 not handled), or the extension's own error, which the app gets
+/// as the underlying error of `ASAuthorizationError` -6000 (`MSIDSSOExtensionUnderlyingError`), in the common core's
+/// domains with its userInfo keys (`MSIDErrorDescriptionKey`, `MSIDOAuthErrorKey`, `MSIDOAuthSubErrorKey`), as the
+/// common core's tests build it (`IdentityCore/tests/integration/MSIDSSOExtensionRequestDelegateTests.m:94-107`).
 package struct EmulatedSSOExtensionError: Error, Sendable {
+    package static let authorizationErrorDomain = "com.apple.AuthenticationServices.AuthorizationError"
+    package static let msidErrorDomain = "MSIDErrorDomain"
+
     package var domain: String
     package var code: Int
     package var description: String
+    /// The error's userInfo (string values).
+    package var userInfo: [String: String] = [:]
+
+    /// An error of the extension itself (under -6000), in `MSIDErrorDomain`.
+    static func msid(_ code: Int, _ description: String, oauthError: String? = nil, subError: String? = nil) -> Self {
+        var userInfo = ["MSIDErrorDescriptionKey": description]
+        userInfo["MSIDOAuthErrorKey"] = oauthError
+        userInfo["MSIDOAuthSubErrorKey"] = subError
+        return Self(domain: msidErrorDomain, code: code, description: description, userInfo: userInfo)
+    }
+
+    /// Whether the app sees this error under `ASAuthorizationError` -6000.
+    package var isUnderlying: Bool { domain != Self.authorizationErrorDomain }
 }
 
 /// Microsoft's Enterprise SSO extension (Apple platforms), emulated: to an operation and its `authorizationOptions`
@@ -22,7 +41,7 @@ extension EmulatorCore {
                                     approve: EmulatedBrokerApprover? = nil) async throws(EmulatedSSOExtensionError) -> [String: String] {
         guard items.count <= 128, items.allSatisfy({ $0.value.utf8.count <= 1 << 16 }), items["msg_protocol_ver"] == "4",
               let key = items["broker_key"].flatMap(Base64URL.decode), key.count == 32 else {
-            throw EmulatedSSOExtensionError(domain: "MSALErrorDomain", code: -50000, description: "The request is not an MSAL operation.")
+            throw EmulatedSSOExtensionError.msid(-51112, "The request is not an MSAL operation.")
         }
         var answer = deviceFields()
         answer["operation"] = operation
@@ -30,6 +49,10 @@ extension EmulatorCore {
         do {
             switch operation {
             case "login", "refresh":
+                // The extension serves an app only at a broker redirect URI, as Authenticator does.
+                guard Self.isBrokerRedirectURI(items["redirect_uri"] ?? "") else {
+                    throw EmulatedSSOExtensionError.msid(-51119, "The redirect URI is not a broker redirect URI (msauth.<bundle id>://auth).")
+                }
                 answer.merge(try await ssoExtensionTokens(operation, items, issuerBase: issuerBase, approve: approve)) { $1 }
                 answer["operation_response_type"] = "operation_token_response"
             case "get_accounts_operation":
@@ -59,23 +82,35 @@ extension EmulatorCore {
                 }
                 answer["operation_response_type"] = "operation_generic_response"
             default:
-                throw EmulatedSSOExtensionError(domain: "com.apple.AuthenticationServices.AuthorizationError", code: 1003,
+                throw EmulatedSSOExtensionError(domain: EmulatedSSOExtensionError.authorizationErrorDomain, code: 1003,
                                                 description: "The extension does not handle the operation \(operation.prefix(64)).")
             }
         } catch let error as EmulatedSSOExtensionError {
             throw error
         } catch let failure as BrokerFailure {
-            let code = failure.status == BrokerFailure.userCanceled ? -50005 : -50002
-            throw EmulatedSSOExtensionError(domain: "MSALErrorDomain", code: code, description: failure.context)
+            switch failure.status {
+            case BrokerFailure.userCanceled:
+                // The user closed the extension's own user interface: the framework's cancellation.
+                throw EmulatedSSOExtensionError(domain: EmulatedSSOExtensionError.authorizationErrorDomain, code: 1001,
+                                                description: failure.context)
+            case BrokerFailure.interactionRequired:
+                throw EmulatedSSOExtensionError.msid(-51115, failure.context, oauthError: "interaction_required")
+            case BrokerFailure.incorrectConfiguration, BrokerFailure.apiContractViolation:
+                throw EmulatedSSOExtensionError.msid(-51112, failure.context)
+            default:
+                throw EmulatedSSOExtensionError.msid(-51100, failure.context)
+            }
         } catch let error as EntraError {
             // An identity-platform refusal is a failed token answer, as the extension writes it.
             answer["success"] = "0"
             answer["error"] = error.error
             answer["error_description"] = "\(error.codeText): \(error.message)"
             answer["suberror"] = error.suberror
+            answer["error_codes"] = "[\(error.code)]"
+            answer["provider_type"] = "provider_aad_v2"
             answer["operation_response_type"] = "operation_token_response"
         } catch {
-            throw EmulatedSSOExtensionError(domain: "MSALErrorDomain", code: -50000, description: "The extension failed.")
+            throw EmulatedSSOExtensionError.msid(-51100, "The extension failed.")
         }
         return answer
     }

@@ -49,6 +49,7 @@ enum AppleFixture {
                                                        authority: try MSALAADAuthority(url: emulator.authorityURL))
         config.httpClient = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         config.cacheConfig.keychainSharingGroup = group
+        config.brokerOptions.bundleIdentifier = "com.example.msaldemo"
         return (emulator, try MSALPublicClientApplication(configuration: config))
     }
 

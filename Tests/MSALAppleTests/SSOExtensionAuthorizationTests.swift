@@ -22,10 +22,13 @@ extension AppleSurfaceTests {
                 for item in items { fields[item.name] = item.value ?? "" }
                 do {
                     return .success(try await emulator.ssoExtensionAnswer(operation, items: fields))
-                } catch {
-                    let underlying = NSError(domain: "MSALErrorDomain", code: -50005, userInfo: nil)
+                } catch let error as EmulatedSSOExtensionError {
+                    guard error.isUnderlying else { return .failure(NSError(domain: error.domain, code: error.code)) }
+                    let underlying = NSError(domain: error.domain, code: error.code, userInfo: error.userInfo)
                     return .failure(NSError(domain: ASAuthorizationError.errorDomain, code: -6000,
                                             userInfo: [NSUnderlyingErrorKey: underlying]))
+                } catch {
+                    return .failure(NSError(domain: ASAuthorizationError.errorDomain, code: 1000))
                 }
             }
         }
@@ -67,9 +70,18 @@ extension AppleSurfaceTests {
             #expect(await failing(ASAuthorizationError(.canceled) as NSError)?.code == .userCanceled)
             #expect(await failing(ASAuthorizationError(.notInteractive) as NSError)?.code == .interactionRequired)
             #expect(await failing(ASAuthorizationError(.notHandled) as NSError)?.internalCode == .internalBrokerNotAvailable)
-            let underlying = NSError(domain: "MSALErrorDomain", code: -50002, userInfo: nil)
-            #expect(await failing(NSError(domain: ASAuthorizationError.errorDomain, code: -6000,
-                                          userInfo: [NSUnderlyingErrorKey: underlying]))?.code == .interactionRequired)
+            // The common core's test vector (`MSIDSSOExtensionRequestDelegateTests.m:94-107`): MSIDErrorDomain -51115
+            // with its OAuth fields under -6000 reaches the app as interactionRequired, the fields kept.
+            let underlying = NSError(domain: "MSIDErrorDomain", code: -51115, userInfo: [
+                "MSIDErrorDescriptionKey": "Test underlying error", "MSIDOAuthErrorKey": "oauth error",
+                "MSIDOAuthSubErrorKey": "oauth suberror"])
+            let mapped = await failing(NSError(domain: ASAuthorizationError.errorDomain, code: -6000,
+                                               userInfo: [NSUnderlyingErrorKey: underlying]))
+            #expect(mapped?.code == .interactionRequired)
+            #expect(mapped?.oauthError == "oauth error" && mapped?.oauthSubError == "oauth suberror")
+            // -6000 without an underlying error: a corrupted answer (`MSIDSSOExtensionRequestDelegateTests.m:121-131`).
+            #expect(await failing(NSError(domain: ASAuthorizationError.errorDomain, code: -6000))?.internalCode
+                == .internalErrorBrokerCorruptedResponse)
         }
     }
 }

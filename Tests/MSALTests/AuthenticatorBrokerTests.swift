@@ -53,7 +53,7 @@ struct AuthenticatorBrokerTests {
             authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
         config.httpClient = MSALDefaultHTTPClient.shared
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-        if let device { config.brokerOptions = MSALBrokerOptions(brokerApp: MSALBrokerApp(opener: device, keyStore: MSALInMemoryBrokerKeyStore())) }
+        if let device { config.brokerOptions = MSALBrokerOptions(brokerApp: MSALBrokerApp(opener: device, keyStore: MSALInMemoryBrokerKeyStore()), bundleIdentifier: "com.example.msaldemo") }
         return try MSALPublicClientApplication(configuration: config)
     }
 
@@ -127,10 +127,11 @@ struct AuthenticatorBrokerTests {
         #expect(bound.pairs.contains { $0 == ("bound_rt_redeem", "1") })
     }
 
-    /// With `shouldRequestBoundAppRefreshTokens`, Authenticator answers a refresh token bound to the device, which
-    /// only a redemption signed by the device could use: it is not stored, so a later silent request goes back to
-    /// the broker instead of redeeming a token the server would refuse.
-    @Test func aBoundAppRefreshTokenIsNotStored() async throws {
+    /// `shouldRequestBoundAppRefreshTokens` is not acted on: a bound app refresh token is redeemed only with a JWT
+    /// signed by the device registration's Secure Enclave key (MSAL for iOS/macOS's common core,
+    /// `MSIDBoundRefreshTokenGrantRequest.m:41-127`), so the request never asks for one, and Authenticator's ordinary
+    /// refresh token is stored and redeemed later.
+    @Test func aBoundAppRefreshTokenIsNeverAskedFor() async throws {
         let emulator = try await Self.emulator()
         let device = Device(emulator: emulator)
         MSALGlobalConfig.shouldRequestBoundAppRefreshTokens = true
@@ -142,19 +143,18 @@ struct AuthenticatorBrokerTests {
         let result = try await app.acquireToken(with: Self.interactive())
         #expect(result.metadata.tokenSource == .broker)
         let request = try #require(device.opened.get().last)
-        #expect(request.absoluteString.contains("bound_rt_redeem=1"))
+        #expect(!request.absoluteString.contains("bound_rt_redeem"))
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
-        #expect(try await app.acquireTokenSilent(with: parameters).metadata.tokenSource == .cache)
         parameters.forceRefresh = true
-        await #expect { try await app.acquireTokenSilent(with: parameters) } throws: { ($0 as? MSALErrorInfo)?.code == .interactionRequired }
+        #expect(try await app.acquireTokenSilent(with: parameters).metadata.tokenSource == .identityProvider)
         await emulator.stop()
     }
 
-    /// An app whose redirect URI is an `https` universal link opens Authenticator by its universal link, and the
-    /// answer comes back to that redirect URI (through the app delegate's user activity, handed to
-    /// `handleMSALResponse` the same way).
-    @Test func aUniversalLinkRedirectURIOpensAuthenticatorByUniversalLink() async throws {
-        let redirect = "https://app.contoso.example/msal/auth"
+    /// An app whose redirect URI is not broker-capable (a web URI, another custom scheme, or ours with another
+    /// bundle id) signs in through its web view while Authenticator is installed, as MSAL for iOS/macOS decides
+    /// (`MSALPublicClientApplication.m:1782-1796`): Authenticator is never opened.
+    @Test(arguments: ["https://app.contoso.example/msal/auth", "myapp://callback", "msauth.com.example.other://auth"])
+    func aNonBrokerRedirectURISignsInThroughTheWebView(redirect: String) async throws {
         var configuration = EmulatorConfiguration.default
         configuration.autoApproveUsername = configuration.defaults.username
         let index = try #require(configuration.applications.firstIndex { $0.clientId == configuration.defaults.clientId })
@@ -166,13 +166,40 @@ struct AuthenticatorBrokerTests {
             authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
         config.httpClient = MSALDefaultHTTPClient.shared
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-        config.brokerOptions = MSALBrokerOptions(brokerApp: MSALBrokerApp(opener: device, keyStore: MSALInMemoryBrokerKeyStore()))
+        config.brokerOptions = MSALBrokerOptions(brokerApp: MSALBrokerApp(opener: device, keyStore: MSALInMemoryBrokerKeyStore()),
+                                                 bundleIdentifier: "com.example.msaldemo")
         let app = try MSALPublicClientApplication(configuration: config)
+        #expect(app.isCompatibleAADBrokerAvailable)
         let result = try await app.acquireToken(with: Self.interactive())
-        #expect(result.metadata.tokenSource == .broker)
-        let request = try #require(device.opened.get().last)
-        #expect(request.absoluteString.hasPrefix("https://login.microsoftonline.com/applebroker/msauthv2?"))
-        #expect(device.handled.get() == [true])
+        #expect(result.metadata.tokenSource == .identityProvider)
+        #expect(device.opened.get().isEmpty)
+        await emulator.stop()
+    }
+
+    /// The user comes back from Authenticator without an answer: when the app is active again, the sign-in ends with
+    /// `internalErrorBrokerResponseNotReceived` (MSAL for iOS/macOS's common core, `MSIDBrokerInteractiveController.m:382-464`),
+    /// and the next sign-in starts.
+    @Test func anAbandonedSignInEndsWhenTheAppIsActiveAgain() async throws {
+        let emulator = try await Self.emulator()
+        var silent = Device(emulator: emulator)
+        silent.answers = false
+        let app = try Self.app(emulator, device: silent)
+        let task = Task { try await app.acquireToken(with: Self.interactive()) }
+        try await eventually(within: 10, "the request to wait for Authenticator") { AuthenticatorSessions.process.isWaiting }
+        // Becoming active without having been in the background (an alert, a call) ends nothing.
+        NotificationCenter.default.post(name: AuthenticatorSessions.didBecomeActive, object: nil)
+        #expect(AuthenticatorSessions.process.isWaiting)
+        NotificationCenter.default.post(name: AuthenticatorSessions.willEnterForeground, object: nil)
+        NotificationCenter.default.post(name: AuthenticatorSessions.didBecomeActive, object: nil)
+        do {
+            _ = try await task.value
+            Issue.record("an abandoned sign-in returned a token")
+        } catch let error as MSALErrorInfo {
+            #expect(error.code == .internal && error.internalCode == .internalErrorBrokerResponseNotReceived)
+        }
+        #expect(!AuthenticatorSessions.process.isWaiting)
+        let next = try await Self.app(emulator, device: Device(emulator: emulator)).acquireToken(with: Self.interactive())
+        #expect(next.metadata.tokenSource == .broker)
         await emulator.stop()
     }
 
@@ -202,7 +229,7 @@ struct AuthenticatorBrokerTests {
                 authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
             config.httpClient = MSALDefaultHTTPClient.shared
             config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-            config.brokerOptions = MSALBrokerOptions(brokerApp: MSALBrokerApp(opener: device, keyStore: store))
+            config.brokerOptions = MSALBrokerOptions(brokerApp: MSALBrokerApp(opener: device, keyStore: store), bundleIdentifier: "com.example.msaldemo")
             return try MSALPublicClientApplication(configuration: config)
         }
         let first = try app(before)
@@ -313,6 +340,32 @@ struct AuthenticatorBrokerTests {
 /// MSAL for iOS/macOS's init-time check of the schemes that find Microsoft Authenticator.
 @Suite("The broker's query schemes")
 struct BrokerSchemeCheckTests {
+    /// `MSIDRedirectUri.m:73-132`: MSAL's form and ADAL's are broker-capable; web URIs and other forms are not.
+    @Test func brokerCapableRedirectURIsAreMSALsAndADALsForms() {
+        #expect(BrokerSchemeCheck.isBrokerCapable("msauth.com.contoso.app://auth", bundleId: "com.contoso.app"))
+        #expect(BrokerSchemeCheck.isBrokerCapable("x-msauth-app://com.contoso.app", bundleId: "com.contoso.app"))
+        #expect(!BrokerSchemeCheck.isBrokerCapable("msauth.com.other.app://auth", bundleId: "com.contoso.app"))
+        #expect(!BrokerSchemeCheck.isBrokerCapable("msauth.com.contoso.app://callback", bundleId: "com.contoso.app"))
+        #expect(!BrokerSchemeCheck.isBrokerCapable("https://com.contoso.app", bundleId: "com.contoso.app"))
+        #expect(!BrokerSchemeCheck.isBrokerCapable("msauth.com.contoso.app://auth", bundleId: nil))
+    }
+
+    /// `MSALPublicClientApplication.m:197-208`: a Microsoft Entra authority (not `consumers`) needs a broker-capable
+    /// redirect URI when the application is created, unless the validation is bypassed.
+    @Test func anEntraAuthorityNeedsABrokerCapableRedirectURIAtCreation() throws {
+        let organizations = try MSALAuthority(url: URL(string: "https://login.microsoftonline.com/organizations")!)
+        let consumers = try MSALAuthority(url: URL(string: "https://login.microsoftonline.com/consumers")!)
+        #expect { try BrokerSchemeCheck.verifyBrokerCapable(redirectUri: "myapp://callback", bundleId: "com.contoso.app",
+                                                           authority: organizations, bypass: false) }
+            throws: { ($0 as? MSALErrorInfo)?.internalCode == .internalErrorInvalidRedirectURI }
+        try BrokerSchemeCheck.verifyBrokerCapable(redirectUri: "myapp://callback", bundleId: "com.contoso.app",
+                                                  authority: organizations, bypass: true)
+        try BrokerSchemeCheck.verifyBrokerCapable(redirectUri: "myapp://callback", bundleId: "com.contoso.app",
+                                                  authority: consumers, bypass: false)
+        try BrokerSchemeCheck.verifyBrokerCapable(redirectUri: "msauth.com.contoso.app://auth", bundleId: "com.contoso.app",
+                                                  authority: organizations, bypass: false)
+    }
+
     @Test func aBrokerCapableRedirectURINeedsBothSchemesWhileTheBrokerIsAllowed() throws {
         let uri = "msauth.com.contoso.app://auth"
         #expect { try BrokerSchemeCheck.verify(redirectUri: uri, bundleId: "com.contoso.app", declared: ["msauthv2"], availability: .auto) }

@@ -142,14 +142,22 @@ struct BrokeredSignInTests {
 
     @Test func aBrokerThatNeverAnswersASilentCallIsLeftForTheRefreshToken() async throws {
         let fixture = try await Fixture(withBroker: false)
-        // Signed in without the broker first: the cache holds a refresh token.
+        // Signed in without the broker first: the cache holds a refresh token. Its account's source is then made
+        // unknown (as an older SDK's entry), so that the silent call asks the broker, as MSAL for Python does.
         let plain = try fixture.app(broker: false)
         let signedIn = try await plain.acquireToken(with: Self.interactive())
+        let written = try #require((plain.configuration.cacheConfig.storage as? MSALInMemoryTokenCacheStorage)?.data)
+        var document = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
+        var accounts = document["Account"] as? [String: [String: Any]] ?? [:]
+        for key in accounts.keys { accounts[key]?["account_source"] = nil }
+        document["Account"] = accounts
+        let unknownSource = MSALInMemoryTokenCacheStorage(data: try JSONSerialization.data(withJSONObject: document))
         let silent = try StandInBroker(address: fixture.bus.address) { _, _ in nil }
         defer { silent.stop() }
         var transport = MSALDBusBrokerTransport(address: fixture.bus.address)
         transport.silentTimeout = 0.5
         let config = plain.configuration
+        config.cacheConfig.storage = unknownSource
         config.brokerOptions = MSALBrokerOptions(transport: transport)
         let app = try MSALPublicClientApplication(configuration: config)
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)

@@ -28,7 +28,8 @@ struct DeviceRegistrationTests {
         config.httpClient = MSALDefaultHTTPClient.shared
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
         config.brokerOptions = MSALBrokerOptions(ssoExtension: ssoExtension,
-                                                 workplaceJoin: MSALInMemoryWorkplaceJoinStore(registrations))
+                                                 workplaceJoin: MSALInMemoryWorkplaceJoinStore(registrations),
+                                                 bundleIdentifier: "com.example.msaldemo")
         return try MSALPublicClientApplication(configuration: config)
     }
 

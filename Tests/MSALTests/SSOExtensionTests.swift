@@ -27,8 +27,14 @@ struct SSOExtensionTests {
             do {
                 return tamper(try await emulator.ssoExtensionAnswer(operation, items: items, approve: approve))
             } catch let error as EmulatedSSOExtensionError {
-                throw SSOExtensionAnswer.error(domain: error.domain, code: error.code, description: error.description,
-                                               correlationId: nil)
+                // As AuthenticationServices delivers it: the extension's own error under -6000, the framework's as is.
+                throw error.isUnderlying
+                    ? BrokerErrorMapping.ssoExtension(
+                        domain: EmulatedSSOExtensionError.authorizationErrorDomain, code: -6000,
+                        underlying: (error.domain, error.code, error.userInfo), interactive: operation == "login",
+                        correlationId: nil)
+                    : BrokerErrorMapping.ssoExtension(domain: error.domain, code: error.code, underlying: nil,
+                                                      interactive: operation == "login", correlationId: nil)
             }
         }
     }
@@ -43,7 +49,7 @@ struct SSOExtensionTests {
             authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
         config.httpClient = MSALDefaultHTTPClient.shared
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-        if let ssoExtension { config.brokerOptions = MSALBrokerOptions(ssoExtension: ssoExtension) }
+        if let ssoExtension { config.brokerOptions = MSALBrokerOptions(ssoExtension: ssoExtension, bundleIdentifier: "com.example.msaldemo") }
         return try MSALPublicClientApplication(configuration: config)
     }
 
@@ -111,7 +117,8 @@ struct SSOExtensionTests {
     }
 
     /// The device's policies as the extension reports them, the QR code + PIN sign-in (`pc=18`) asked for in the
-    /// extension's request, and `MSALXpcMode.primary`, which leaves the extension out.
+    /// extension's request, and `MSALXpcMode.primary`, which a release build of MSAL for iOS/macOS treats as `.disabled`
+    /// (`MSALPublicClientApplication.m:735-738`): the extension still answers.
     @Test func devicePoliciesPreferredAuthMethodAndXpcMode() async throws {
         let emulator = try await Self.emulator()
         await emulator.setDevicePolicies(preferredAuthQRPIN: true, platformSSOStatus: "platformSSOEnabledAndRegistered")
@@ -136,12 +143,12 @@ struct SSOExtensionTests {
         let direct = Self.interactive()
         direct.msalXpcMode = .primary
         let result = try await app.acquireToken(with: direct)
-        #expect(result.metadata.tokenSource == .identityProvider)
+        #expect(result.metadata.tokenSource == .broker)
         let silent = MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account)
         silent.forceRefresh = true
         silent.msalXpcMode = .primary
-        #expect(try await app.acquireTokenSilent(with: silent).metadata.tokenSource == .identityProvider)
-        #expect(ssoExtension.operations.get().count == count)
+        #expect(try await app.acquireTokenSilent(with: silent).metadata.tokenSource == .broker)
+        #expect(ssoExtension.operations.get().count == count + 2)
         await emulator.stop()
     }
 
@@ -154,7 +161,7 @@ struct SSOExtensionTests {
         // The extension does not hold the account (it signed in in the web view): it fails the silent request.
         let failing = Extension(emulator: emulator)
         let config = plain.configuration
-        config.brokerOptions = MSALBrokerOptions(ssoExtension: failing)
+        config.brokerOptions = MSALBrokerOptions(ssoExtension: failing, bundleIdentifier: "com.example.msaldemo")
         let app = try MSALPublicClientApplication(configuration: config)
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
         parameters.forceRefresh = true
@@ -164,6 +171,42 @@ struct SSOExtensionTests {
             ($0 as? MSALErrorInfo)?.code == .interactionRequired
         }
         #expect(failing.operations.get().map(\.0) == ["refresh", "refresh"])
+        await emulator.stop()
+    }
+
+    /// A hostile answer's lifetimes (`1e19` seconds, an `expires_on` near `Double`'s limit) are stored bounded by the one accept step (at most ten years), with no trap, and the cache reads back.
+    @Test func anOutOfRangeLifetimeIsStoredBounded() async throws {
+        let emulator = try await Self.emulator()
+        var hostile = Extension(emulator: emulator)
+        hostile.tamper = { fields in
+            fields.merging(["expires_in": "1e19", "ext_expires_in": "1e19", "refresh_in": "1e19",
+                            "ext_expires_on": "1e300", "expires_on": "9.9e307"]) { $1 }
+        }
+        let app = try Self.app(emulator, hostile)
+        let result = try await app.acquireToken(with: Self.interactive())
+        #expect(result.metadata.tokenSource == .broker)
+        let expiresOn = try #require(result.expiresOn)
+        #expect(expiresOn.timeIntervalSinceNow <= ExternalNumber.maximumLifetime + 60 && expiresOn.timeIntervalSinceNow > 0)
+        let hit = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account))
+        #expect(hit.metadata.tokenSource == .cache && hit.accessToken == result.accessToken)
+        await emulator.stop()
+    }
+
+    /// An app whose redirect URI is not broker-capable never asks the extension (MSAL for iOS/macOS's `requestType`,
+    /// `MSALPublicClientApplication.m:1782-1796`), and the emulated extension refuses such a request as the real one.
+    @Test func aNonBrokerRedirectURILeavesTheExtensionOut() async throws {
+        let emulator = try await Self.emulator()
+        let ssoExtension = Extension(emulator: emulator)
+        let config = try Self.app(emulator, ssoExtension).configuration
+        config.brokerOptions = MSALBrokerOptions(ssoExtension: ssoExtension, bundleIdentifier: "com.example.another")
+        let app = try MSALPublicClientApplication(configuration: config)
+        #expect(try await app.acquireToken(with: Self.interactive()).metadata.tokenSource == .identityProvider)
+        #expect(!(try await app.deviceInformation(with: nil).hasAADSSOExtension))
+        #expect(ssoExtension.operations.get().isEmpty)
+        await #expect { try await emulator.ssoExtensionAnswer("login", items: ["msg_protocol_ver": "4",
+            "broker_key": MSALSupport.Base64URL.encode(Data(count: 32)), "redirect_uri": "https://app.example/auth"]) } throws: {
+            ($0 as? EmulatedSSOExtensionError).map { $0.domain == "MSIDErrorDomain" && $0.code == -51119 } ?? false
+        }
         await emulator.stop()
     }
 
@@ -207,7 +250,7 @@ struct SSOExtensionTests {
                       (-42744, .errorPSSOBiometricsNotEnrolled), (-42714, .internalBrokerNotAvailable),
                       (-42799, .internalErrorBrokerUnknown)])
     func theExtensionsErrorCodesAreMSALs(code: Int, expected: MSALInternalError) {
-        let error = SSOExtensionAnswer.error(domain: "MSALErrorDomain", code: code, description: "x", correlationId: nil)
+        let error = SSOExtensionAnswer.error(domain: "MSALErrorDomain", code: code, userInfo: [:], correlationId: nil)
         #expect(error.code == .internal && error.internalCode == expected)
     }
 }

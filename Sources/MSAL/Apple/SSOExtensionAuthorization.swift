@@ -45,7 +45,8 @@ public struct MSALSSOExtensionAuthorization: MSALSSOExtensionPerformer {
                 request.isUserInterfaceEnabled = userInterface
                 let controller = ASAuthorizationController(authorizationRequests: [request])
                 let anchor = userInterface ? PresentationAnchors.anchor(for: presenter?.object) : nil
-                SSOExtensionControllerDelegate.start(controller, anchor: anchor, continuation: continuation)
+                SSOExtensionControllerDelegate.start(controller, anchor: anchor, interactive: operation == "login",
+                                                     continuation: continuation)
             }
         }
     }
@@ -67,15 +68,18 @@ final class SSOExtensionControllerDelegate: NSObject, ASAuthorizationControllerD
     private var continuation: CheckedContinuation<[String: String], any Error>?
     private var controller: ASAuthorizationController?
     private let presentation: SSOExtensionPresentation?
+    /// A sign-in (`login`): the failures MSAL answers with its own web view fall back to it.
+    private let interactive: Bool
 
-    private init(anchor: ASPresentationAnchor?, continuation: CheckedContinuation<[String: String], any Error>) {
+    private init(anchor: ASPresentationAnchor?, interactive: Bool, continuation: CheckedContinuation<[String: String], any Error>) {
         presentation = anchor.map(SSOExtensionPresentation.init(anchor:))
+        self.interactive = interactive
         self.continuation = continuation
     }
 
-    static func start(_ controller: ASAuthorizationController, anchor: ASPresentationAnchor?,
+    static func start(_ controller: ASAuthorizationController, anchor: ASPresentationAnchor?, interactive: Bool,
                       continuation: CheckedContinuation<[String: String], any Error>) {
-        let delegate = SSOExtensionControllerDelegate(anchor: anchor, continuation: continuation)
+        let delegate = SSOExtensionControllerDelegate(anchor: anchor, interactive: interactive, continuation: continuation)
         delegate.controller = controller
         controller.delegate = delegate
         controller.presentationContextProvider = delegate.presentation
@@ -97,7 +101,7 @@ final class SSOExtensionControllerDelegate: NSObject, ASAuthorizationControllerD
     }
 
     func authorizationController(controller: ASAuthorizationController, didCompleteWithError error: any Error) {
-        finish(.failure(Self.error(error)))
+        finish(.failure(Self.error(error, interactive: interactive)))
     }
 
 
@@ -111,32 +115,22 @@ final class SSOExtensionControllerDelegate: NSObject, ASAuthorizationControllerD
     /// `MSIDSSOExtensionUnderlyingError`: the extension's own error is underneath.
     static let underlyingErrorCode = -6000
 
-    /// The MSAL error of a failed request, as MSAL for iOS/macOS maps it: cancelled → ``MSALError/userCanceled``,
-    /// not interactive → ``MSALError/interactionRequired``, not handled (no extension) → no broker (the library's own
-    /// flow), -6000 → the extension's own error underneath.
-    static func error(_ error: any Error) -> MSALErrorInfo {
+    /// The MSAL error of a failed request, as MSAL for iOS/macOS's common core reads it and MSAL converts it
+    /// (``BrokerErrorMapping/ssoExtension(domain:code:underlying:interactive:correlationId:)``): the extension's own
+    /// error under -6000 (`MSIDSSOExtensionUnderlyingError`), with the string values of its userInfo (its description
+    /// and OAuth fields under the common core's keys).
+    static func error(_ error: any Error, interactive: Bool = false) -> MSALErrorInfo {
         let failure = error as NSError
-        guard failure.domain == ASAuthorizationError.errorDomain else {
-            return SSOExtensionAnswer.error(domain: failure.domain, code: failure.code,
-                                            description: failure.localizedDescription, correlationId: nil)
-        }
-        switch failure.code {
-        case ASAuthorizationError.Code.canceled.rawValue:
-            return MSALErrorInfo(.userCanceled, internalCode: .internalErrorSessionCanceled,
-                                 description: "The SSO extension's sign-in was canceled.")
-        case ASAuthorizationError.Code.notInteractive.rawValue:
-            return .interactionRequired("The SSO extension needs to show its user interface.")
-        case ASAuthorizationError.Code.notHandled.rawValue:
-            return .internal(.internalBrokerNotAvailable, "No SSO extension handles Microsoft's identity provider.")
-        case underlyingErrorCode:
-            guard let underlying = failure.userInfo[NSUnderlyingErrorKey] as? NSError else {
-                return .internal(.internalErrorBrokerCorruptedResponse, "The SSO extension failed without an error.")
+        let underlying = (failure.userInfo[NSUnderlyingErrorKey] as? NSError).map { inner in
+            var userInfo: [String: String] = [:]
+            for (key, value) in inner.userInfo.prefix(64) {
+                if let text = value as? String { userInfo[key] = String(text.prefix(4096)) }
             }
-            return SSOExtensionAnswer.error(domain: underlying.domain, code: underlying.code,
-                                            description: underlying.localizedDescription, correlationId: nil)
-        default:
-            return .internal(.internalErrorBrokerUnknown, "The SSO extension failed (\(failure.code)).")
+            if userInfo["NSLocalizedDescription"] == nil { userInfo["NSLocalizedDescription"] = inner.localizedDescription }
+            return (domain: inner.domain, code: inner.code, userInfo: userInfo)
         }
+        return BrokerErrorMapping.ssoExtension(domain: failure.domain, code: failure.code, underlying: underlying,
+                                               interactive: interactive, correlationId: nil)
     }
 }
 #endif

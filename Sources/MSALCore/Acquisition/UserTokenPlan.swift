@@ -73,20 +73,9 @@ struct UserTokenPlan: AcquisitionPlan {
     /// The device's identity broker first, when the application uses one and it holds the account; else the
     /// account's refresh tokens.
     func obtain(using cache: any TokenCachePort, redemption: SilentFlowStateMachine) async throws -> MSALResult {
-        do {
-            if let result = try await engine.ssoExtensionSilent(self, cache: cache) { return result }
-        } catch let extensionError as MSALErrorInfo where request.allowLocalRefreshToken && extensionError.code != .userCanceled {
-            // As MSAL for iOS/macOS: the account's own refresh token, when allowed; the extension's error if that
-            // fails too.
-            engine.log(correlationId).info("The SSO extension failed the silent request; trying the cached refresh token.")
-            do {
-                return try await engine.refresh(self, machine: redemption, cache: cache)
-            } catch {
-                throw extensionError
-            }
+        try await engine.brokeredSilent(self, cache: cache) {
+            try await engine.refresh(self, machine: redemption, cache: cache)
         }
-        if let result = try await engine.brokerSilent(self, cache: cache) { return result }
-        return try await engine.refresh(self, machine: redemption, cache: cache)
     }
 }
 

@@ -60,10 +60,31 @@ final class BrokerClient: Sendable {
         return try BrokerAnswer.token(data, expected: parameters.account, correlationId: correlationId)
     }
 
+    /// An interactive sign-in in the broker's window. When the task is cancelled (the application's
+    /// ``MSALPublicClientApplication/cancelCurrentWebAuthSession()``, or the caller's task), the broker is told with
+    /// `cancelInteractiveFlow`, so that its window closes, as msalruntime does; the call ends with
+    /// ``MSALError/userCanceled``. The accept step binds the answer to the request's account.
     func interactiveToken(_ parameters: BrokerRequest.AuthParameters, correlationId: UUID) async throws -> BrokerTokenResponse {
-        let data = try await send(.interactiveToken(parameters), correlationId: correlationId, interactive: true)
-        // A sign-in may switch accounts when the user picks another; a hinted account is not enforced.
+        let data: Data
+        do {
+            data = try await send(.interactiveToken(parameters), correlationId: correlationId, interactive: true)
+        } catch let error as MSALErrorInfo where error.code == .userCanceled && Task.isCancelled {
+            await cancelInteractive(correlationId: correlationId)
+            throw error
+        }
         return try BrokerAnswer.token(data, expected: nil, correlationId: correlationId)
+    }
+
+    /// Tells the broker to end the interactive flow of `correlationId` (its answer is only logged).
+    func cancelInteractive(correlationId: UUID) async {
+        let transport = transport
+        // The caller's task is cancelled: the message goes out from a task of its own.
+        let sent = await Task.detached {
+            try? await transport.call(.cancelInteractiveFlow, correlationId: correlationId,
+                                      request: BrokerRequest.cancelInteractive(reason: "The application cancelled the sign-in.").body,
+                                      interactive: false)
+        }.value
+        if sent == nil { log.with(correlationId: correlationId).info("The broker did not take cancelInteractiveFlow.") }
     }
 
     func signOut(_ parameters: BrokerRequest.AuthParameters, correlationId: UUID) async throws -> Bool {

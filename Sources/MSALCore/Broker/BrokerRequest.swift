@@ -85,6 +85,16 @@ package struct BrokerRequest: Sendable {
         BrokerRequest(method: .signOutSilently, object: ["authParameters": parameters.json])
     }
 
+    /// `cancelInteractiveFlow`: ends the interactive flow of the call's correlation id (its argument), closing the
+    /// broker's window. The body is msalruntime's `ErrorToJson` of the reason (`BrokerRequestManager::CancelInteractiveFlow`):
+    /// status 8, the application cancelled.
+    package static func cancelInteractive(reason: String) -> BrokerRequest {
+        BrokerRequest(method: .cancelInteractiveFlow, object: ["error": [
+            "status": BrokerError.Status.applicationCanceled.rawValue, "subStatus": 0, "errorCode": 0, "tag": 0,
+            "context": reason,
+        ]])
+    }
+
     /// `getLinuxBrokerVersion`, telling the broker this library's version.
     package static func version(clientVersion: String) -> BrokerRequest {
         BrokerRequest(method: .getLinuxBrokerVersion, object: ["msalCppVersion": clientVersion])

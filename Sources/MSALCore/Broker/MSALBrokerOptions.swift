@@ -35,6 +35,10 @@ public struct MSALBrokerOptions: Sendable {
     /// ``MSALPublicClientApplication/getWPJMetaDataDevice(with:forTenantId:completionBlock:)`` its metadata and sign
     /// ``MSALPublicClientApplication/getDeviceToken(with:completionBlock:)``'s requests.
     public var workplaceJoin: (any MSALWorkplaceJoinStore)?
+    /// The app's bundle identifier, which decides whether its redirect URI is broker-capable
+    /// (`msauth.<bundle id>://auth`, or `<scheme>://<bundle id>`): the Apple brokers answer only an app with such a
+    /// redirect URI. The main bundle's when nil (set it only where there is no main bundle to read, as in tests).
+    public var bundleIdentifier: String?
 
     /// Broker options: off unless `enabledOnLinux`, a `transport`, a `brokerApp` or an `ssoExtension` is given
     /// (`workplaceJoin` turns no broker on).
@@ -45,6 +49,16 @@ public struct MSALBrokerOptions: Sendable {
         self.transport = transport
         self.brokerApp = brokerApp
         self.ssoExtension = ssoExtension
+    }
+
+    /// Broker options as ``init(enabledOnLinux:transport:brokerApp:ssoExtension:workplaceJoin:)``, for the app whose
+    /// bundle identifier is `bundleIdentifier`.
+    public init(enabledOnLinux: Bool = false, transport: (any MSALBrokerTransport)? = nil, brokerApp: MSALBrokerApp? = nil,
+                ssoExtension: (any MSALSSOExtensionPerformer)? = nil, workplaceJoin: (any MSALWorkplaceJoinStore)? = nil,
+                bundleIdentifier: String?) {
+        self.init(enabledOnLinux: enabledOnLinux, transport: transport, brokerApp: brokerApp, ssoExtension: ssoExtension,
+                  workplaceJoin: workplaceJoin)
+        self.bundleIdentifier = bundleIdentifier
     }
 
     /// The transport to use with `platform`'s, or nil when the broker is off (``MSALGlobalConfig/brokerAvailability``

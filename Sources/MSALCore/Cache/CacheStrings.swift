@@ -66,9 +66,22 @@ struct CacheTimestamp: Sendable, Hashable {
         self.text = String(seconds)
     }
 
-    /// A timestamp for `date`, truncated to whole seconds.
+    /// A timestamp for `date`, truncated to whole seconds and saturated to what the cache format holds (±9×10¹⁵
+    /// seconds, the integers every SDK's JSON reader keeps exactly), so that no date, however it was computed,
+    /// traps here (a NaN date is the epoch).
     init(_ date: Date) {
-        self.init(seconds: Int64(date.timeIntervalSince1970.rounded(.down)))
+        self.init(seconds: Self.saturatedSeconds(date.timeIntervalSince1970))
+    }
+
+    /// The largest magnitude of seconds a timestamp holds.
+    static let maximumSeconds: Int64 = 9_000_000_000_000_000
+
+    /// `seconds` rounded down and clamped to ±``maximumSeconds``; 0 for NaN.
+    static func saturatedSeconds(_ seconds: Double) -> Int64 {
+        guard !seconds.isNaN else { return 0 }
+        if seconds >= Double(maximumSeconds) { return maximumSeconds }
+        if seconds <= -Double(maximumSeconds) { return -maximumSeconds }
+        return Int64(seconds.rounded(.down))
     }
 
     /// Reads a timestamp from a string or number JSON value; nil when it holds no number.

@@ -27,7 +27,7 @@ extension MSALCacheCodec {
         } else {
             homes = [""]
         }
-        let deadline = Int64((now.timeIntervalSince1970 + minimumLifetime).rounded(.up))
+        let deadline = CacheTimestamp.saturatedSeconds((now.timeIntervalSince1970 + minimumLifetime).rounded(.up))
         var best: AccessTokenEntry?
         for home in Set(homes) {
             for entry in document.accessTokens.bucket(home: home, client: client, realm: realmKey)

@@ -198,6 +198,15 @@ final class TokenCacheDocument {
         accountEntries.entries(homeKey: CacheStrings.lower(homeAccountId))
     }
 
+    /// Where a home account came from (`account_source` of its entries in `environments`): `"broker"` when any entry
+    /// says a broker signed it in, else the first source recorded; nil when no entry records one.
+    func accountSource(homeAccountId: String, environments: [String]) -> String? {
+        let sources = accounts(homeAccountId: homeAccountId)
+            .filter { Self.environment($0.environmentKey, in: environments) }
+            .compactMap(\.accountSource)
+        return sources.contains("broker") ? "broker" : sources.first
+    }
+
     /// The number of access tokens.
     var accessTokenCount: Int { accessTokens.count }
 }

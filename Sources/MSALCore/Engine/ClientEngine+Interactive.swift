@@ -16,8 +16,8 @@ struct InteractiveRequest: Sendable {
     var prefersEphemeralSession: Bool
     /// The application's web view parameters (the presenting view controller, the user agent asked for).
     var webviewParameters: MSALWebviewParameters? = nil
-    /// ``MSALXpcMode/primary``: Microsoft's Enterprise SSO extension is not asked.
-    var skipsSSOExtension = false
+    /// ``MSALTokenParameters/msalXpcMode`` (macOS).
+    var xpcMode: MSALXpcMode = .disabled
 }
 
 extension ClientEngine {
@@ -67,9 +67,7 @@ extension ClientEngine {
 
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
         // The device's identity broker signs the user in when the application uses one and it answers.
-        if let result = try await ssoExtensionInteractive(request, authority: authority) { return result }
-        if let result = try await brokerInteractive(request, authority: authority) { return result }
-        if let result = try await brokerAppInteractive(request, authority: authority) { return result }
+        if let result = try await brokeredInteractive(request, authority: authority) { return result }
         let authenticator = try userAgent(request.webviewParameters, own: request.authenticator,
                                           purpose: "to show the sign-in pages", correlationId: correlationId)
         let resolved = try await resolve(authority.descriptor, correlationId: correlationId)
@@ -116,13 +114,9 @@ extension ClientEngine {
                  extraQueryParameters: [String: String]?, correlationId: UUID,
                  cache: (any TokenCachePort)? = nil) async throws -> URL? {
         try await remove(account, everyClient: wipeAccount, cache: cache ?? self.cache)
-        await brokerSignOut(account, correlationId: correlationId)
-        do {
-            try await ssoExtensionSignOut(account, wipeAccount: wipeAccount, wipeCacheForAllAccounts: wipeCacheForAllAccounts,
-                                          correlationId: correlationId)
-        } catch {
-            log(correlationId).info("The SSO extension did not sign the account out: \((error as? MSALErrorInfo)?.errorDescription ?? "failed").")
-        }
+        await brokeredSignOut(account, BrokerSignOutOptions(wipeAccount: wipeAccount,
+                                                            wipeCacheForAllAccounts: wipeCacheForAllAccounts),
+                              correlationId: correlationId)
         guard fromBrowser else { return nil }
         let resolved = try await resolve(settings.authority.descriptor, correlationId: correlationId)
         guard let endSession = resolved.metadata.endSessionEndpoint else { return nil }

@@ -13,8 +13,8 @@ struct SilentRequest: Sendable {
     /// Whether the account's own refresh token may be used when the SSO extension fails
     /// (``MSALSilentTokenParameters/allowUsingLocalCachedRtWhenSsoExtFailed``).
     var allowLocalRefreshToken = true
-    /// ``MSALXpcMode/primary``: Microsoft's Enterprise SSO extension is not asked.
-    var skipsSSOExtension = false
+    /// ``MSALTokenParameters/msalXpcMode`` (macOS).
+    var xpcMode: MSALXpcMode = .disabled
 }
 
 /// The machinery behind the client applications: what one application's flows share (its settings, transport,
@@ -31,16 +31,14 @@ final class ClientEngine: Sendable {
     let acquisition: TokenAcquisition
     /// The platform's user agent, for interactive calls that bring none.
     let defaultAuthenticator: (any MSALWebAuthenticator)?
-    /// The device's identity broker, when the application uses one (``MSALBrokerOptions``).
-    let broker: BrokerClient?
+    /// The application's brokers (``BrokerPort``), in the order they are asked: Microsoft's Enterprise SSO extension
+    /// first, then the Linux identity broker, then Microsoft Authenticator, as MSAL for iOS/macOS chains its
+    /// controllers (`MSIDRequestControllerFactory`: the SSO extension before the broker app, the local flow last).
+    let brokers: [any BrokerPort]
     /// The broker app reached by opening its URL (Microsoft Authenticator), if any.
     let brokerApp: MSALBrokerApp?
     /// The device's registrations (workplace join), for device tokens and metadata.
     let workplaceJoin: (any MSALWorkplaceJoinStore)?
-    /// Microsoft's Enterprise SSO extension, if any.
-    let ssoExtensionPerformer: (any MSALSSOExtensionPerformer)?
-    /// The broker key of SSO extension requests when the application keeps none of its own.
-    let ssoExtensionKey = AuthenticatorBrokerRequest.makeBrokerKey()
     /// The platform's embedded web view, for calls that ask for one (``MSALWebviewType/wkWebView``).
     let embeddedAuthenticator: (any MSALWebAuthenticator)?
     /// Where interactive sign-ins are registered for cancellation: the process's, except in tests.
@@ -72,7 +70,6 @@ final class ClientEngine: Sendable {
          workplaceJoin: (any MSALWorkplaceJoinStore)? = nil) {
         self.brokerApp = brokerApp
         self.workplaceJoin = workplaceJoin
-        self.ssoExtensionPerformer = ssoExtension
         self.settings = settings
         self.sessions = sessions
         self.defaultAuthenticator = defaultAuthenticator
@@ -84,12 +81,21 @@ final class ClientEngine: Sendable {
         self.resolver = resolver
         self.policy = CachedTokenPolicy(expirationBuffer: settings.tokenExpirationBuffer,
                                         extendedLifetimeEnabled: settings.extendedLifetimeEnabled)
-        self.broker = broker.map { BrokerClient(transport: $0, clock: clock, log: settings.log) }
+        var brokers: [any BrokerPort] = []
+        if let ssoExtension {
+            brokers.append(SSOExtensionBroker(performer: ssoExtension, ownKey: AuthenticatorBrokerRequest.makeBrokerKey(),
+                                              keyStore: brokerApp?.keyStore))
+        }
+        if let broker { brokers.append(LinuxBroker(client: BrokerClient(transport: broker, clock: clock, log: settings.log))) }
+        let authenticator = brokerApp.map(AuthenticatorBroker.init(app:))
+        if let authenticator { brokers.append(authenticator) }
+        self.brokers = brokers
         self.acquisition = TokenAcquisition(policy: policy, clock: clock, log: settings.log, flights: SingleFlight())
-        if brokerApp != nil {
+        if let authenticator {
             // An answer of the broker app that arrives after a relaunch, when no request waits for it.
             AuthenticatorSessions.process.registerOrphanHandler(owner: self) { [weak self] url, source in
-                self?.takeOrphanedAuthenticatorAnswer(url, sourceApplication: source) ?? false
+                guard let self else { return false }
+                return authenticator.takeOrphanedAnswer(url, sourceApplication: source, engine: self)
             }
         }
     }

@@ -14,6 +14,11 @@ struct EngineSettings: Sendable {
     var extraQueryParameters: [String: String]
     /// ``MSALGlobalConfig/shouldRequestBoundAppRefreshTokens`` as it was when the application was created.
     var requestsBoundAppRefreshTokens = false
+    /// ``MSALGlobalConfig/brokerAvailability`` as it was when the application was created.
+    var brokerAvailability = MSALBrokeredAvailability.auto
+    /// Whether the redirect URI is broker-capable for the app's bundle identifier
+    /// (``BrokerSchemeCheck/isBrokerCapable(_:bundleId:)``): the Apple brokers answer only such an app.
+    var brokerCapableRedirectUri = false
     /// ``MSALGlobalConfig/httpConfig`` as it was when the application was created: flows never read the global.
     var http: HTTPSettings
     /// ``MSALGlobalConfig/telemetryConfig`` as it was when the application was created.
@@ -74,6 +79,11 @@ struct EngineSettings: Sendable {
         self.extraQueryParameters = config.extraQueryParameters
         self.http = HTTPSettings(MSALGlobalConfig.httpConfig)
         self.requestsBoundAppRefreshTokens = MSALGlobalConfig.shouldRequestBoundAppRefreshTokens
+        self.brokerAvailability = MSALGlobalConfig.brokerAvailability
+        // As MSAL for iOS/macOS: bypassing the redirect URI's validation leaves it not broker-capable
+        // (`IdentityCore/src/util/mac/MSIDRedirectUriVerifier.m:45-49`, `util/ios/MSIDRedirectUriVerifier.m:62`).
+        self.brokerCapableRedirectUri = !config.bypassRedirectURIValidation && BrokerSchemeCheck.isBrokerCapable(
+            redirectUri, bundleId: config.brokerOptions.bundleIdentifier ?? Bundle.main.bundleIdentifier)
         self.telemetry = TelemetryReporter(MSALGlobalConfig.telemetryConfig)
         self.log = MSALLog(logger: config.logger ?? Logger(label: MSALLog.label),
                            settings: MSALLog.Settings(config.loggerConfig ?? MSALGlobalConfig.loggerConfig))

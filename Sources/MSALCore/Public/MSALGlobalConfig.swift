@@ -152,7 +152,10 @@ public enum MSALGlobalConfig {
         set { broker.set(newValue) }
     }
     /// Whether requests to Microsoft Authenticator ask for refresh tokens bound to the device (`bound_rt_redeem=1`).
-    /// Read when an application is created, so set it before. Default false, as in MSAL for iOS/macOS.
+    /// Default false, as in MSAL for iOS/macOS. Accepted so that code written for MSAL compiles, and not acted on:
+    /// such a token is redeemed only with a JWT signed by the device registration's Secure Enclave key, its answer
+    /// encrypted to the device's transport key, which this library does not hold; asking for one would leave the
+    /// app a refresh token it cannot use. Authenticator's ordinary refresh token is requested and stored instead.
     public static var shouldRequestBoundAppRefreshTokens: Bool {
         get { boundAppRefreshTokens.get() }
         set { boundAppRefreshTokens.set(newValue) }

@@ -201,7 +201,7 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
                              correlationId: settings.correlationId ?? CorrelationID.next(),
                              extraQueryParameters: settings.extraQueryParameters ?? [:],
                              allowLocalRefreshToken: settings.allowLocalRefreshToken)
-        request.skipsSSOExtension = msalXpcMode == .primary
+        request.xpcMode = msalXpcMode
         return request
     }
 }

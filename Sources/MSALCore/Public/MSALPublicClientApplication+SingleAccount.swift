@@ -22,9 +22,9 @@ extension MSALPublicClientApplication {
     public func currentAccount(with parameters: MSALParameters?) async throws -> (account: MSALAccount?, previousAccount: MSALAccount?) {
         let correlationId = CorrelationID.next()
         let device = try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [engine] in
-            try await engine.ssoExtensionAccounts(signedInOnly: true, correlationId: correlationId)
+            try await engine.brokeredAccounts(signedInOnly: true, correlationId: correlationId)
         }
-        if let device, device.device.shared {
+        if let device, device.device?.shared == true {
             if device.accounts.count > 1 {
                 throw MSALErrorInfo.internal(.internalErrorAmbiguousAccount, "Several accounts are signed in on the shared device.",
                                              correlationId: correlationId)
@@ -123,7 +123,7 @@ extension MSALPublicClientApplication {
     public func deviceInformation(with parameters: MSALParameters?) async throws -> MSALDeviceInformation {
         let correlationId = CorrelationID.next()
         let info = try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [engine] in
-            try await engine.ssoExtensionDeviceInfo(correlationId: correlationId)
+            try await engine.brokeredDeviceInformation(correlationId: correlationId)
         }
         guard let info else {
             // No extension: the device's own registration, if any, under MSAL for iOS/macOS's keys.

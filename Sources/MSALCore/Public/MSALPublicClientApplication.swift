@@ -127,7 +127,7 @@ public class MSALPublicClientApplication: @unchecked Sendable {
             authenticator: parameters.webviewParameters.webAuthenticator,
             prefersEphemeralSession: parameters.webviewParameters.prefersEphemeralWebBrowserSession,
             webviewParameters: parameters.webviewParameters)
-        request.skipsSSOExtension = parameters.msalXpcMode == .primary
+        request.xpcMode = parameters.msalXpcMode
         let started = request
         return try await engine.reporting(.interactive, correlationId: started.correlationId, authority: started.authority) {
             try await ErrorBoundary.run(.interactive, correlationId: started.correlationId) { [engine] in
@@ -215,8 +215,7 @@ public class MSALPublicClientApplication: @unchecked Sendable {
         let cached = try accounts(for: parameters)
         let correlationId = CorrelationID.next()
         let brokered = try await ErrorBoundary.run(.accounts, correlationId: correlationId) { [engine] in
-            let fromExtension = try await engine.ssoExtensionAccounts(signedInOnly: false, correlationId: correlationId)?.accounts ?? []
-            return fromExtension + (try await engine.brokerAccounts(correlationId: correlationId))
+            try await engine.brokeredAccounts(signedInOnly: false, correlationId: correlationId)?.accounts ?? []
         }
         let known = Set(cached.compactMap { $0.identifier?.lowercased() })
         return cached + brokered.filter { account in

@@ -79,33 +79,44 @@ package enum AuthenticatorBrokerResponse {
         let succeeded = (fields["broker_error_domain"] ?? "").isEmpty
             && ["1", "true", "yes"].contains((fields["success"] ?? "").lowercased())
         guard succeeded else { throw error(fields, correlationId: correlationId) }
-        func number(_ key: String) -> TimeInterval? {
-            guard let text = fields[key], let value = Double(text), value.isFinite, value >= 0 else { return nil }
-            return value
-        }
-        let expiresIn = number("expires_in") ?? number("expires_on").map { max($0 - now.timeIntervalSince1970, 0) }
         func text(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
         return TokenResponse(accessToken: text("access_token"), tokenType: text("token_type") ?? "Bearer",
-                             expiresIn: expiresIn.map { min($0, ExternalNumber.maximumLifetime) },
-                             extExpiresIn: number("ext_expires_in"), scopes: text("scope")?.split(separator: " ").map(String.init),
+                             expiresIn: lifetime(fields, on: "expires_on", in: "expires_in", now: now),
+                             extExpiresIn: lifetime(fields, on: "ext_expires_on", in: "ext_expires_in", now: now),
+                             refreshIn: lifetime(fields, on: "refresh_on", in: "refresh_in", now: now),
+                             scopes: text("scope")?.split(separator: " ").map(String.init),
                              refreshToken: text("refresh_token"), idToken: text("id_token"),
                              clientInfo: text("client_info"), familyId: text("foci"))
     }
 
-    /// The MSAL error of a failed answer: an OAuth error as the identity platform's, a broker error by its code.
+    /// A lifetime of an answer, as the common core reads one (`MSIDTokenResponse.m:96-102`,
+    /// `MSIDAADTokenResponse.m:62-76`): the absolute time `on` (epoch seconds) when given and not zero, else the
+    /// relative `in`; nil when neither is a number. Not bounded here: the accept step bounds every broker's lifetimes.
+    static func lifetime(_ fields: [String: String], on: String, in relative: String, now: Date) -> TimeInterval? {
+        func number(_ key: String) -> Double? {
+            guard let text = fields[key], let value = Double(text), value.isFinite else { return nil }
+            return value
+        }
+        if let absolute = number(on), absolute != 0 { return absolute - now.timeIntervalSince1970 }
+        return number(relative)
+    }
+
+    /// The MSAL error of a failed answer, as the common core builds it (`MSIDAADV2BrokerResponse.m:44-84`,
+    /// `MSIDDefaultBrokerResponseHandler.m:225-293`) and MSAL converts it (``BrokerErrorMapping``): the broker's
+    /// domain and code (a missing or zero code is an unknown broker error), with its OAuth fields; an answer with an
+    /// OAuth error and no broker code maps as the identity platform's error.
     static func error(_ fields: [String: String], correlationId: UUID) -> MSALErrorInfo {
-        if let oauth = fields["error"], !oauth.isEmpty {
-            return OAuthErrorBody(error: oauth, errorDescription: fields["error_description"], subError: fields["suberror"])
-                .msalError(httpStatus: nil, headers: nil, correlationId: correlationId)
-        }
         let code = Int(fields["broker_error_code"] ?? "") ?? 0
-        let description = "The broker failed" + (fields["error_description"].map { ": \($0.prefix(512))" } ?? ".")
-        if fields["broker_error_domain"] == "MSALErrorDomain", let publicCode = MSALError(rawValue: code) {
-            return MSALErrorInfo(publicCode, description: description, correlationId: correlationId)
+        let domain = fields["broker_error_domain"] ?? ""
+        if code == 0 || domain.isEmpty {
+            return BrokerErrorMapping.oauth(fields, correlationId: correlationId)
+                ?? .internal(.internalErrorBrokerUnknown,
+                             "The broker failed" + (fields["error_description"].map { ": \($0.prefix(512))" } ?? "."),
+                             correlationId: correlationId)
         }
-        if let internalCode = MSALInternalError(rawValue: code) {
-            return .internal(internalCode, description, correlationId: correlationId)
-        }
-        return .internal(.internalErrorBrokerUnknown, description, correlationId: correlationId)
+        var userInfo = ["MSIDErrorDescriptionKey": fields["error_description"] ?? ""]
+        userInfo["MSIDOAuthErrorKey"] = fields["error"]
+        userInfo["MSIDOAuthSubErrorKey"] = fields["suberror"]
+        return BrokerErrorMapping.apple(domain: domain, code: code, userInfo: userInfo, correlationId: correlationId)
     }
 }

@@ -10,8 +10,43 @@ final class AuthenticatorSessions: Sendable {
         var resume: AuthenticatorResumeState
         var key: Data
         var continuation: CheckedContinuation<[String: String], any Error>
+        /// The app came back to the foreground since the request was opened.
+        var returned = false
     }
     private let pending = LockedBox<Pending?>(nil)
+
+    /// UIKit's notifications that tell the app came back from the broker (`UIApplication.willEnterForegroundNotification`,
+    /// `didBecomeActiveNotification`), by their raw names, so that this platform-free code observes them wherever
+    /// UIKit posts them.
+    static let willEnterForeground = NSNotification.Name("UIApplicationWillEnterForegroundNotification")
+    static let didBecomeActive = NSNotification.Name("UIApplicationDidBecomeActiveNotification")
+
+    /// Sessions observing `center` for the app's return (the process's: the default center).
+    init(center: NotificationCenter = .default) {
+        // As MSAL for iOS/macOS's common core (`MSIDBrokerInteractiveController.m:382-464`): the broker's answer is
+        // opened between the app's entering the foreground and its becoming active; a request still waiting when the
+        // app is active again was abandoned in the broker (the user came back without an answer), and ends with
+        // `internalErrorBrokerResponseNotReceived`, so that the next sign-in can start.
+        center.addObserver(forName: Self.willEnterForeground, object: nil, queue: nil) { [weak self] _ in
+            self?.pending.withLock { $0?.returned = true }
+        }
+        center.addObserver(forName: Self.didBecomeActive, object: nil, queue: nil) { [weak self] _ in
+            self?.failAbandoned()
+        }
+    }
+
+    /// Ends a request the app came back from without an answer.
+    private func failAbandoned() {
+        let abandoned = pending.withLock { slot -> Pending? in
+            guard let current = slot, current.returned else { return nil }
+            slot = nil
+            return current
+        }
+        guard let abandoned else { return }
+        abandoned.continuation.resume(throwing: MSALErrorInfo.internal(
+            .internalErrorBrokerResponseNotReceived, "The application did not receive a response from the broker.",
+            correlationId: abandoned.resume.correlationId))
+    }
     /// The applications that may take an answer no request waits for (one that arrives after the app was
     /// relaunched), each held weakly: its handler says whether it took the URL.
     private let orphanHandlers = LockedBox<[(owner: WeakOwner, take: @Sendable (URL, String?) -> Bool)]>([])

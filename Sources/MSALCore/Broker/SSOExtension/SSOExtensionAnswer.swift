@@ -5,6 +5,9 @@ package struct SSOExtensionAccount: Sendable, Equatable {
     package var homeAccountId: String
     package var username: String
     package var environment: String
+    /// Whether the device's single sign-on holds the account (`is_sso_account`, read as MSAL for iOS/macOS's common
+    /// core reads it: `MSIDAccount`'s JSON form).
+    package var isSSOAccount = false
 }
 
 /// What the extension says about the device (`get_device_info`, and the keys every answer carries).
@@ -45,10 +48,10 @@ package enum SSOExtensionAnswer {
                                          correlationId: correlationId)
         }
         guard ["1", "true", "yes"].contains((fields["success"] ?? "").lowercased()) else {
-            if let oauth = fields["error"], !oauth.isEmpty {
-                throw OAuthErrorBody(error: oauth, errorDescription: fields["error_description"], subError: fields["suberror"])
-                    .msalError(httpStatus: nil, headers: nil, correlationId: correlationId)
-            }
+            // A failed token answer carries the identity platform's OAuth fields (`MSIDTokenResponse.m:169-172`,
+            // `MSIDAADTokenResponse.m:95-104`), which the common core turns into its OAuth errors
+            // (`MSIDOauth2Factory.m:83-101`) and MSAL into its own.
+            if let oauth = BrokerErrorMapping.oauth(fields, correlationId: correlationId) { throw oauth }
             throw MSALErrorInfo.internal(.internalErrorBrokerUnknown, "The SSO extension's \(operation.rawValue) failed.",
                                          correlationId: correlationId)
         }
@@ -72,8 +75,16 @@ package enum SSOExtensionAnswer {
             guard let object = item as? [String: Any], let home = object["home_account_id"] as? String, !home.isEmpty,
                   let username = object["username"] as? String, !username.isEmpty, home.utf8.count <= 512,
                   username.utf8.count <= 512 else { return nil }
+            let sso: Bool
+            switch object["is_sso_account"] {
+            case let flag as Bool: sso = flag
+            case let text as String: sso = ["1", "true", "yes"].contains(text.lowercased())
+            case let number as NSNumber: sso = number.intValue != 0
+            default: sso = false
+            }
             return SSOExtensionAccount(homeAccountId: home, username: username,
-                                       environment: object["environment"] as? String ?? "login.microsoftonline.com")
+                                       environment: object["environment"] as? String ?? "login.microsoftonline.com",
+                                       isSSOAccount: sso)
         }
     }
 
@@ -96,14 +107,8 @@ package enum SSOExtensionAnswer {
     }
 
     /// The MSAL error of an extension error reported as `domain` and `code` (the underlying error of
-    /// `ASAuthorizationError` -6000): MSAL's own codes as they are, anything else an unknown broker error.
-    package static func error(domain: String, code: Int, description: String, correlationId: UUID?) -> MSALErrorInfo {
-        if domain == "MSALErrorDomain", let known = MSALError(rawValue: code) {
-            return MSALErrorInfo(known, description: description, correlationId: correlationId)
-        }
-        if domain == "MSALErrorDomain", let internalCode = MSALInternalError(rawValue: code) {
-            return .internal(internalCode, description, correlationId: correlationId)
-        }
-        return .internal(.internalErrorBrokerUnknown, "\(description) (\(domain) \(code))", correlationId: correlationId)
+    /// `ASAuthorizationError` -6000), with the string values of its userInfo: ``BrokerErrorMapping/apple(domain:code:userInfo:correlationId:)``.
+    package static func error(domain: String, code: Int, userInfo: [String: String], correlationId: UUID?) -> MSALErrorInfo {
+        BrokerErrorMapping.apple(domain: domain, code: code, userInfo: userInfo, correlationId: correlationId)
     }
 }

@@ -1,0 +1,134 @@
+import Foundation
+
+/// The Linux identity broker (`com.microsoft.identity.broker1` on the session bus) on the broker port. It holds the
+/// device's session itself: its tokens come without a refresh token.
+struct LinuxBroker: BrokerPort {
+    let client: BrokerClient
+
+    var name: String { "identity broker" }
+
+    /// The redirect URI Microsoft's broker clients name in token requests.
+    static let redirectUri = "https://login.microsoftonline.com/common/oauth2/nativeclient"
+
+    /// Not while the broker was found missing within the last minute. A silent request goes to the broker only for
+    /// an account the broker signed in (`account_source` `"broker"`), or one whose source is unknown (written by
+    /// another SDK or an older version), as MSAL for Python decides (`msal/application.py`,
+    /// `_acquire_token_silent_from_cache_and_possibly_refresh_it`: `account.get("account_source") in
+    /// (_GRANT_TYPE_BROKER, None)`): an account signed in with the browser or a device code keeps its refresh token.
+    func isEligible(_ request: BrokerEligibility, engine: ClientEngine) async -> Bool {
+        guard client.mayBeAvailable else { return false }
+        if request.operation == .silent {
+            return request.accountSource == nil || request.accountSource == ClientEngine.brokerAccountSource
+        }
+        return true
+    }
+
+    func interactive(_ request: InteractiveRequest, authority: MSALAuthority, engine: ClientEngine) async throws -> BrokeredToken? {
+        let scopes = request.scopes + request.extraScopesToConsent
+        // The Linux broker takes `select_account`, `login` and `consent` (not `create`).
+        let prompt = request.prompt == .create ? nil : request.prompt.parameterValue
+        let parameters = Self.parameters(
+            .interactive, engine: engine, authority: authority.descriptor, scopes: scopes,
+            claims: ClaimsParameter.build(capabilities: engine.settings.clientCapabilities, claimsRequest: request.claimsRequest),
+            account: request.account.flatMap(Self.account), username: request.loginHint ?? request.account?.username,
+            prompt: prompt)
+        engine.log(request.correlationId).info("Signing in through the identity broker.")
+        let token: BrokerTokenResponse
+        do {
+            token = try await client.interactiveToken(parameters, correlationId: request.correlationId)
+        } catch let error as MSALErrorInfo where error.internalCode == .internalBrokerNotAvailable {
+            return nil
+        }
+        return BrokeredToken(response: Self.response(token, now: engine.clock.now()), authority: authority,
+                             descriptor: authority.descriptor, scopes: scopes, account: request.account)
+    }
+
+    func silent(_ plan: UserTokenPlan, engine: ClientEngine) async throws -> BrokeredToken? {
+        guard let account = Self.account(plan.account) else { return nil }
+        let request = plan.request
+        let parameters = Self.parameters(
+            .cachedRefreshToken, engine: engine, authority: plan.descriptor, scopes: request.scopes,
+            claims: RefreshTokenGrantRequest.claims(capabilities: engine.settings.clientCapabilities, requested: request.claims),
+            account: account)
+        let token: BrokerTokenResponse
+        do {
+            token = try await client.silentToken(parameters, correlationId: request.correlationId)
+        } catch let error as MSALErrorInfo where error.internalCode == .internalBrokerNotAvailable
+            || error.internalCode == .internalErrorAccountRequired {
+            if error.internalCode == .internalErrorAccountRequired {
+                engine.log(request.correlationId).info("The identity broker does not hold this account; using its refresh token.")
+            }
+            return nil
+        }
+        return BrokeredToken(response: Self.response(token, now: engine.clock.now()),
+                             authority: MSALAuthority.make(plan.descriptor), descriptor: plan.descriptor,
+                             scopes: request.scopes, account: plan.account, requiresIdToken: false)
+    }
+
+    /// The accounts the broker holds for the client (not asked for the account signed in on a shared device: the Linux
+    /// broker has no shared device mode).
+    /// As MSAL for Python (`msal/application.py`, the broker branch of the silent flow): a broker error ends the
+    /// request for an account the broker signed in; for an account of unknown source, the refresh token is tried
+    /// (a cancellation stands).
+    func allowsOwnFlow(after error: MSALErrorInfo, request: SilentRequest, eligibility: BrokerEligibility) -> Bool {
+        eligibility.accountSource == nil && error.code != .userCanceled
+    }
+
+    func accounts(signedInOnly: Bool, engine: ClientEngine, correlationId: UUID) async throws -> BrokerAccountList? {
+        guard !signedInOnly else { return nil }
+        let accounts: [BrokerAccount]
+        do {
+            accounts = try await client.accounts(clientId: engine.settings.clientId, redirectUri: engine.settings.clientId,
+                                                 correlationId: correlationId)
+        } catch let error as MSALErrorInfo where error.internalCode == .internalBrokerNotAvailable {
+            return nil
+        }
+        let host = engine.settings.authority.descriptor.host
+        return BrokerAccountList(accounts: accounts.map {
+            MSALAccount(username: $0.username, homeAccountId: $0.homeAccountId,
+                        environment: $0.environment.isEmpty ? host : $0.environment, tenantProfiles: nil, claims: nil)
+        }, device: nil)
+    }
+
+    func signOut(_ account: MSALAccount, _ options: BrokerSignOutOptions, engine: ClientEngine, correlationId: UUID) async throws {
+        guard let brokerAccount = Self.account(account) else { return }
+        let parameters = Self.parameters(.signOutSilent, engine: engine, authority: engine.settings.authority.descriptor,
+                                         scopes: [], claims: nil, account: brokerAccount)
+        do {
+            _ = try await client.signOut(parameters, correlationId: correlationId)
+        } catch let error as MSALErrorInfo where error.internalCode == .internalBrokerNotAvailable {
+            return
+        }
+    }
+
+    /// The broker's name for `account`.
+    static func account(_ account: MSALAccount) -> BrokerAccount? {
+        guard let identifier = account.identifier else { return nil }
+        let id = MSALAccountId(identifier: identifier)
+        return BrokerAccount(homeAccountId: identifier, environment: account.environment,
+                             realm: id.tenantId ?? "", localAccountId: id.objectId ?? "", username: account.username ?? "")
+    }
+
+    static func parameters(_ type: BrokerRequest.AuthorizationType, engine: ClientEngine, authority: AuthorityDescriptor,
+                           scopes: [String], claims: String?, account: BrokerAccount?, username: String? = nil,
+                           prompt: String? = nil) -> BrokerRequest.AuthParameters {
+        var extra = engine.settings.extraQueryParameters
+        extra["msal_client_sku"] = ClientHeaders.sku
+        extra["msal_client_ver"] = ClientHeaders.version
+        return BrokerRequest.AuthParameters(authorizationType: type, authority: authority.urlString,
+                                            clientId: engine.settings.clientId, redirectUri: redirectUri, scopes: scopes,
+                                            claims: claims, account: account, username: username, prompt: prompt,
+                                            additionalParameters: extra)
+    }
+
+    /// The broker's token as a token response: its expiry dates (milliseconds since the epoch, as msalruntime
+    /// sends them: MSAL for Python's `msal/broker.py`, `_convert_result`, reads `get_access_token_expiry_time()`)
+    /// as lifetimes from `now`, which the accept step bounds.
+    static func response(_ token: BrokerTokenResponse, now: Date) -> TokenResponse {
+        TokenResponse(accessToken: token.accessToken, tokenType: token.accessTokenType == 1 ? "pop" : "Bearer",
+                      expiresIn: token.expiresOn.timeIntervalSince(now),
+                      extExpiresIn: token.extendedExpiresOn.map { $0.timeIntervalSince(now) },
+                      scopes: token.grantedScopes.isEmpty ? nil : token.grantedScopes, idToken: token.idToken,
+                      clientInfo: token.clientInfo)
+    }
+}
