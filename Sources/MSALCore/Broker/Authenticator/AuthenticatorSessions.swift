@@ -27,10 +27,10 @@ final class AuthenticatorSessions: Sendable {
         // opened between the app's entering the foreground and its becoming active; a request still waiting when the
         // app is active again was abandoned in the broker (the user came back without an answer), and ends with
         // `internalErrorBrokerResponseNotReceived`, so that the next sign-in can start.
-        center.addObserver(forName: Self.willEnterForeground, object: nil, queue: nil) { [weak self] _ in
+        _ = center.addObserver(forName: Self.willEnterForeground, object: nil, queue: nil) { [weak self] _ in
             self?.pending.withLock { $0?.returned = true }
         }
-        center.addObserver(forName: Self.didBecomeActive, object: nil, queue: nil) { [weak self] _ in
+        _ = center.addObserver(forName: Self.didBecomeActive, object: nil, queue: nil) { [weak self] _ in
             self?.failAbandoned()
         }
     }
