@@ -28,6 +28,28 @@ enum ChallengeFuzzing {
             try fuzzCheck(MSALWWWAuthenticateParameters.parse(written) == challenges,
                           "the challenges written back read differently")
         }
+        try pkeyAuth(header)
+    }
+
+    /// The same text as a PKeyAuth challenge, in a token endpoint's header and in a web view's address: bounded, and
+    /// its answer (the empty form, which any device gives) is one header line that echoes no quote or control
+    /// character from the challenge.
+    static func pkeyAuth(_ text: String) throws {
+        var challenges: [PKeyAuthChallenge] = []
+        if let header = PKeyAuthChallenge(wwwAuthenticate: text) { challenges.append(header) }
+        if let url = URL(string: "urn:http-auth:PKeyAuth?" + text), let web = PKeyAuthChallenge(url: url) {
+            try fuzzCheck(web.submitURL != nil, "a web view challenge without SubmitUrl was taken")
+            challenges.append(web)
+        }
+        for challenge in challenges {
+            try fuzzCheck(challenge.fields.count <= 32, "more PKeyAuth fields than the bound")
+            let answer = PKeyAuthResponse.authorization(challenge, audience: URL(string: "https://login.microsoftonline.com/common/oauth2/v2.0/token")!,
+                                                        registration: nil, now: FuzzFixtures.now)
+            try fuzzCheck(answer.hasPrefix("PKeyAuth  Context=\""), "the empty answer has another form")
+            try fuzzCheck(!answer.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F },
+                          "the answer carries a control character (a header split)")
+            try fuzzCheck(answer.filter { $0 == "\"" }.count == 4, "the answer echoes a quote from the challenge")
+        }
     }
 
     /// The challenges as one header value: `scheme token68` or `scheme name="value", ...`, comma-separated.

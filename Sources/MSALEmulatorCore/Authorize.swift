@@ -89,9 +89,19 @@ extension EmulatorCore {
             capabilities: EmulatorCore.capabilities(claims: request.parameter("claims"))
         )
         prune()
-        if let auto = config.autoApproveUsername, let user = user(named: auto), tokenTenant(for: user, in: context) != nil {
-            recordConsent(scopes.full.filter { !$0.hasSuffix("/.default") }, userId: user.objectId, clientId: app.clientId)
-            signIn(user, sessionId: sessionId)
+        // A tenant requiring a compliant device asks a web view that proves devices (PKeyAuth) for its proof first.
+        if asksDeviceProofInWebView(context, request) {
+            return webDeviceChallenge(pendingId: id, context: context, request: request)
+        }
+        return proceedAuthorization(id, request)
+    }
+
+    /// Signs the auto-approved user in and completes the authorization, or shows the next sign-in page.
+    func proceedAuthorization(_ id: String, _ request: EmulatorRequest) -> EmulatorResponse {
+        if let flow = pending[id], let app = application(flow.clientId), let auto = config.autoApproveUsername,
+           let user = user(named: auto), tokenTenant(for: user, in: flow.context) != nil {
+            recordConsent(flow.scopes.full.filter { !$0.hasSuffix("/.default") }, userId: user.objectId, clientId: app.clientId)
+            signIn(user, sessionId: flow.sessionId)
             pending[id]?.userId = user.objectId
             return complete(id, request)
         }
@@ -199,7 +209,7 @@ extension EmulatorCore {
                 clientId: app.clientId, redirectURI: redirectURI, userId: userId, tenantId: tenant.id, policy: flow.context.policy,
                 scopes: flow.scopes, granted: granted, nonce: flow.nonce, codeChallenge: challenge, codeChallengeMethod: method,
                 expiresAt: now.addingTimeInterval(TimeInterval(config.lifetimes.authorizationCode)), authTime: authTime,
-                capabilities: flow.capabilities
+                capabilities: flow.capabilities, deviceId: flow.deviceId
             )
             var parameters: [(String, String)] = [("code", code)]
             if let state { parameters.append(("state", state)) }

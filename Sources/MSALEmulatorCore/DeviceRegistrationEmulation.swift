@@ -39,7 +39,14 @@ extension EmulatorCore {
         let tenantId = (try? resolveContext(tenantSegment: tenant, policyName: nil, tfp: false))?.tenant?.id ?? tenant
         let key = P256.Signing.PrivateKey()
         let subject = try DistinguishedName { CommonName(broker.deviceId) }
-        let issuer = try DistinguishedName { CommonName("MS-Organization-Access") }
+        // Entra's device certificates: issued by MS-Organization-Access, its organisational unit a GUID (what a
+        // PKeyAuth challenge's CertAuthorities names).
+        let issuer = try DistinguishedName {
+            DomainComponent("net")
+            DomainComponent("windows")
+            CommonName("MS-Organization-Access")
+            OrganizationalUnitName(Self.organizationAccessUnit)
+        }
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),

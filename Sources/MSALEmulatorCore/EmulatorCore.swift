@@ -32,6 +32,8 @@ struct AuthorizationCode: Sendable {
     var authTime: Date
     var redeemed = false
     var capabilities: [String] = []
+    /// The device the sign-in proved (PKeyAuth in the web view), whose tokens the code gives.
+    var deviceId: String? = nil
 }
 
 struct RefreshRecord: Sendable {
@@ -73,6 +75,8 @@ struct PendingAuthorization: Sendable {
     var maxAge: Int?
     /// Client capabilities (`xms_cc` of the `claims` parameter), for the access token of the code.
     var capabilities: [String] = []
+    /// The device the web view proved (PKeyAuth).
+    var deviceId: String? = nil
 }
 
 struct DeviceCodeRecord: Sendable {
@@ -134,6 +138,8 @@ package actor EmulatorCore {
     var claimsChallengeAnswers = 0
     /// The emulated broker's state: the accounts signed in on this device and when (``brokerAnswer(_:correlationId:request:issuerBase:approve:)``).
     var broker = BrokerState()
+    /// PKeyAuth challenges issued and not yet answered, by their context (``tokenDeviceChallenge(_:_:)``).
+    var deviceChallenges: [String: DeviceAuthChallenge] = [:]
 
     static let sessionCookie = "ESTSAUTH"
     static let maxEntries = 20_000

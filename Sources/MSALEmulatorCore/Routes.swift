@@ -16,6 +16,8 @@ package enum Route: Sendable, Equatable {
     case token(TenantReference)
     case deviceCode(TenantReference)
     case logout(TenantReference)
+    /// A web view's answer to a PKeyAuth challenge (`/common/DeviceAuthPKeyAuth`).
+    case deviceAuthPKeyAuth(TenantReference)
     /// Native authentication (Microsoft Entra External ID): `initiate`, `challenge`.
     case nativeAuth(TenantReference, NativeAuthEndpoint)
     /// Form posts from the sign-in, account-picker and consent pages.
@@ -46,7 +48,7 @@ package enum Route: Sendable, Equatable {
         case .instanceDiscovery: .instanceDiscovery
         case .openIDConfiguration: .openIDConfiguration
         case .keys: .keys
-        case .authorize, .login: .authorize
+        case .authorize, .login, .deviceAuthPKeyAuth: .authorize
         case .token: .token
         case .deviceCode: .deviceCode
         case .deviceLogin: .deviceLogin
@@ -110,6 +112,7 @@ package enum Route: Sendable, Equatable {
         case ["oauth2", "v2.0", "token"]: return .token(reference)
         case ["oauth2", "v2.0", "devicecode"]: return .deviceCode(reference)
         case ["oauth2", "v2.0", "logout"]: return .logout(reference)
+        case ["deviceauthpkeyauth"]: return .deviceAuthPKeyAuth(reference)
         case ["oauth2", "v2.0", "initiate"]: return .nativeAuth(reference, .signInInitiate)
         case ["oauth2", "v2.0", "challenge"]: return .nativeAuth(reference, .signInChallenge)
         case ["oauth2", "v2.0", "introspect"]: return .nativeAuth(reference, .signInIntrospect)
@@ -144,6 +147,8 @@ extension EmulatorCore {
                 return try authorize(reference, request)
             case .login:
                 return request.method == "POST" ? loginStep(request) : .methodNotAllowed("POST")
+            case .deviceAuthPKeyAuth:
+                return request.method == "GET" ? deviceAuthSubmit(request) : .methodNotAllowed("GET")
             case .token(let reference):
                 return request.method == "POST" ? token(reference, request) : .methodNotAllowed("POST")
             case .deviceCode(let reference):

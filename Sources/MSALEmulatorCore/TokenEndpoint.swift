@@ -18,6 +18,15 @@ extension EmulatorCore {
             }
             let client = try authenticateClient(request, context: context)
             let app = client.app
+            // A tenant requiring a compliant device challenges a client that proves devices (PKeyAuth) before the
+            // grant is redeemed (the code stays usable for the answer's request).
+            var provenDevice: String?
+            if ["authorization_code", "refresh_token"].contains(grantType), asksDeviceProof(context, request) {
+                guard let answer = request.headers["authorization"], answer.lowercased().hasPrefix("pkeyauth") else {
+                    return tokenDeviceChallenge(context, request)
+                }
+                provenDevice = try deviceProven(by: answer, audience: "\(request.baseURL)/\(request.segments.joined(separator: "/"))")
+            }
             var grant: Grant
             switch grantType {
             case "authorization_code": grant = try authorizationCodeGrant(app, context, request)
@@ -36,6 +45,9 @@ extension EmulatorCore {
                 throw EntraError(error: "unsupported_grant_type", code: 70003, message: "The app requested an unsupported grant type '\(grantType.prefix(128))'.")
             }
             grant.clientAuthenticationClass = client.authenticationClass
+            if grant.deviceId == nil, let provenDevice, broker.registration?.tenantId == grant.tenant.id {
+                grant.deviceId = provenDevice
+            }
             try enforceConditionalAccess(grant, grantType: grantType)
             noteClaims(request.form["claims"], into: &grant)
             return .json(try issueTokens(grant), headers: [("client-request-id", request.correlationId)])
@@ -98,6 +110,7 @@ extension EmulatorCore {
             authTime: record.authTime, wantsClientInfo: request.form["client_info"] == "1", baseURL: request.baseURL
         )
         grant.capabilities = record.capabilities
+        grant.deviceId = record.deviceId
         return grant
     }
 

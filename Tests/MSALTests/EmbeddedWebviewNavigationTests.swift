@@ -151,8 +151,11 @@ struct HeadlessEmbeddedWebView: MSALDirectWebAuthenticator {
     let http: any MSALHTTPClient
 
     func present(_ url: URL, for request: MSALWebAuthenticationRequest) async throws -> MSALWebAuthenticationResponse {
-        var navigation = EmbeddedWebviewNavigation(redirectURI: request.redirectUri, correlationId: request.correlationId)
+        var navigation = EmbeddedWebviewNavigation(redirectURI: request.redirectUri, correlationId: request.correlationId,
+                                                   deviceAuthentication: request.deviceAuthentication)
         var next = url
+        // As WebKit with MSAL's configuration: `PKeyAuth/1.0` in the user agent, `x-ms-PkeyAuth+` on the first request.
+        var headers = ["User-Agent": "Mozilla/5.0 (iPhone) PKeyAuth/1.0", "x-ms-PkeyAuth+": "1.0"]
         for _ in 0..<8 {
             let step = navigation.handle(.navigation(next, target: .mainFrame, linkActivated: false))
             switch step.outcome {
@@ -163,8 +166,15 @@ struct HeadlessEmbeddedWebView: MSALDirectWebAuthenticator {
             case nil:
                 break
             }
-            try #require(step.policy == .allow)
-            let response = try await http.send(MSALHTTPRequest(method: "GET", url: next, timeout: 30))
+            if let load = step.load {
+                // The answer to a PKeyAuth challenge, loaded instead of the navigation.
+                next = load.url
+                headers = load.headers.merging(["User-Agent": "Mozilla/5.0 (iPhone) PKeyAuth/1.0"]) { first, _ in first }
+            } else {
+                try #require(step.policy == .allow)
+            }
+            let response = try await http.send(MSALHTTPRequest(method: "GET", url: next, headers: headers, timeout: 30))
+            headers = ["User-Agent": "Mozilla/5.0 (iPhone) PKeyAuth/1.0"]
             let location = response.headers.first { $0.key.lowercased() == "location" }?.value
             guard (300..<400).contains(response.statusCode), let location,
                   let target = URL(string: location, relativeTo: next)?.absoluteURL else {

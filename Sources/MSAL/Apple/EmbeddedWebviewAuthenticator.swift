@@ -45,8 +45,10 @@ public final class MSALEmbeddedWebviewAuthenticator: MSALDirectWebAuthenticator,
         let parameters = request.webviewParameters.map(WebviewChoice.init) ?? WebviewChoice()
         let redirectUri = request.redirectUri
         let correlationId = request.correlationId
+        let deviceAuthentication = request.deviceAuthentication
         return try await MainActorUserAgentCall.run { finish in
-            self.start(url, parameters: parameters, redirectUri: redirectUri, correlationId: correlationId, finish: finish)
+            self.start(url, parameters: parameters, redirectUri: redirectUri, correlationId: correlationId,
+                       deviceAuthentication: deviceAuthentication, finish: finish)
         } cancel: {
             self.running?.cancel()
         }
@@ -54,6 +56,7 @@ public final class MSALEmbeddedWebviewAuthenticator: MSALDirectWebAuthenticator,
 
     @MainActor
     private func start(_ url: URL, parameters: WebviewChoice, redirectUri: String, correlationId: UUID,
+                       deviceAuthentication: (@Sendable (PKeyAuthChallenge, URL) -> String)?,
                        finish: @escaping @Sendable (Result<URL, any Error>) -> Void) {
         guard running == nil else {
             finish(.failure(MainActorUserAgentCall.alreadyRunning("web view sign-in", correlationId: correlationId)))
@@ -75,7 +78,8 @@ public final class MSALEmbeddedWebviewAuthenticator: MSALDirectWebAuthenticator,
             presentation = shown
         }
         let session = EmbeddedWebviewSession(webView: webView, presentation: presentation, redirectURI: redirectUri,
-                                             correlationId: correlationId) { [weak self] result in
+                                             correlationId: correlationId,
+                                             deviceAuthentication: deviceAuthentication) { [weak self] result in
             Task { @MainActor in
                 self?.running = nil
                 finish(result)

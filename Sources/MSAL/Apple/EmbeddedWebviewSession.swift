@@ -24,8 +24,10 @@ final class EmbeddedWebviewSession: NSObject, WKNavigationDelegate, WKUIDelegate
     /// A session in `webView`, shown by `presentation` (nil: the app shows its own web view), that reports how it
     /// ended to `finish`, once.
     init(webView: WKWebView, presentation: (any EmbeddedWebviewPresentation)?, redirectURI: String, correlationId: UUID,
+         deviceAuthentication: (@Sendable (PKeyAuthChallenge, URL) -> String)?,
          finish: @escaping @Sendable (Result<URL, any Error>) -> Void) {
-        navigation = EmbeddedWebviewNavigation(redirectURI: redirectURI, correlationId: correlationId)
+        navigation = EmbeddedWebviewNavigation(redirectURI: redirectURI, correlationId: correlationId,
+                                               deviceAuthentication: deviceAuthentication)
         self.webView = webView
         self.presentation = presentation
         self.finish = finish
@@ -35,7 +37,11 @@ final class EmbeddedWebviewSession: NSObject, WKNavigationDelegate, WKUIDelegate
     func start(_ url: URL) {
         webView.navigationDelegate = self
         webView.uiDelegate = self
-        webView.load(URLRequest(url: url))
+        // The first request says the web view answers PKeyAuth (`MSIDAADOAuthEmbeddedWebviewController.m:62-63`;
+        // its user agent says so on every request).
+        var request = URLRequest(url: url)
+        request.setValue(PKeyAuthChallenge.advertisingVersion, forHTTPHeaderField: PKeyAuthChallenge.advertisingHeader)
+        webView.load(request)
         presentation?.show { [weak self] in self?.apply(.userCanceled) }
     }
 
@@ -56,6 +62,12 @@ final class EmbeddedWebviewSession: NSObject, WKNavigationDelegate, WKUIDelegate
         }
         for notice in step.notices { notice.post(webview: webView) }
         if let outcome { end(outcome) }
+        if let load = step.load {
+            // The answer to a PKeyAuth challenge, loaded instead of the navigation.
+            var request = URLRequest(url: load.url)
+            for (name, value) in load.headers { request.setValue(value, forHTTPHeaderField: name) }
+            webView.load(request)
+        }
         return step.policy
     }
 

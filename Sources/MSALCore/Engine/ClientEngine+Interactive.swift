@@ -89,9 +89,10 @@ extension ClientEngine {
             extraQueryParameters: extraQuery,
             correlationId: correlationId,
             instanceAware: settings.multipleCloudsSupported)
-        let webRequest = MSALWebAuthenticationRequest(
+        var webRequest = MSALWebAuthenticationRequest(
             redirectUri: settings.redirectUri, state: authorization.state, correlationId: correlationId,
             prefersEphemeralSession: request.prefersEphemeralSession, webviewParameters: request.webviewParameters)
+        webRequest.deviceAuthentication = deviceAuthentication
         log(correlationId).info("Starting interactive sign-in at \(resolved.descriptor.urlString).")
         // AppAuth's order: the user agent prepares (a listener binds and reports its URI), MSAL builds the URL for
         // that URI, then the user agent presents it.

@@ -104,10 +104,21 @@ final class ClientEngine: Sendable {
     func log(_ correlationId: UUID) -> MSALLog { settings.log.with(correlationId: correlationId) }
 
     func requestContext(_ correlationId: UUID) -> TokenRequestContext {
-        TokenRequestContext(http: http, clientId: settings.clientId, correlationId: correlationId,
-                              retryCount: settings.http.retryCount, retryInterval: settings.http.retryInterval,
-                              timeout: settings.http.timeout, clock: clock,
-                              log: log(correlationId), throttle: throttle)
+        var context = TokenRequestContext(http: http, clientId: settings.clientId, correlationId: correlationId,
+                                          retryCount: settings.http.retryCount, retryInterval: settings.http.retryInterval,
+                                          timeout: settings.http.timeout, clock: clock,
+                                          log: log(correlationId), throttle: throttle)
+        if settings.credential == nil { context.deviceAuthentication = deviceAuthentication }
+        return context
+    }
+
+    /// A public client's answer to a PKeyAuth challenge: signed with the device's registration in the challenge's
+    /// tenant (or its primary one) when the application has a registration store, else the empty answer.
+    var deviceAuthentication: @Sendable (PKeyAuthChallenge, URL) -> String {
+        { [workplaceJoin, clock] challenge, audience in
+            let registration = (try? workplaceJoin?.registration(tenantId: challenge.tenantId)) ?? nil
+            return PKeyAuthResponse.authorization(challenge, audience: audience, registration: registration, now: clock.now())
+        }
     }
 
     /// Resolves `descriptor` (validation, metadata, aliases: once per process) through the application's transport.

@@ -5,6 +5,11 @@ package import Foundation
 /// is told. Pure: the WebKit glue feeds it the web view's events and carries out each ``Step``.
 ///
 /// The rules, in order, for a navigation the web view asks about:
+/// 0. `urn:http-auth:PKeyAuth?…` (the identity platform asking for the device's proof) is answered, as MSAL for
+///    iOS/macOS's common core does (`MSIDAADOAuthEmbeddedWebviewController.m:240-258`, `MSIDPKeyAuthHandler.m:67-128`):
+///    the navigation is cancelled and a GET of its `SubmitUrl` (with `x-client-Ver`) is loaded with the answer in
+///    `Authorization` (signed with the device's registration, else the empty form) and `x-ms-PkeyAuth+: 1.0`; a
+///    challenge without a `SubmitUrl` ends the flow (``MSALInternalError/internalErrorAuthorizationFailed``).
 /// 1. `msauth://` (a broker or device-registration request) ends the flow: there is no broker, so it fails with
 ///    ``MSALError/workplaceJoinRequired`` for device registration, else
 ///    ``MSALInternalError/internalBrokerNotAvailable``. `browser://` (the page asks to continue in the browser) opens
@@ -79,6 +84,14 @@ package struct EmbeddedWebviewNavigation: Sendable {
         package var openInBrowser: URL?
         /// Set when the flow has ended: close the view and finish with it.
         package var outcome: Outcome?
+        /// A request to load in the web view instead of the navigation (the answer to a PKeyAuth challenge).
+        package var load: Load?
+    }
+
+    /// A request the web view loads: a GET of `url` with `headers`.
+    package struct Load: Sendable, Equatable {
+        package var url: URL
+        package var headers: [String: String]
     }
 
     /// The redirect URI the authorization response is sent to.
@@ -87,10 +100,16 @@ package struct EmbeddedWebviewNavigation: Sendable {
     package let correlationId: UUID
     /// Whether the flow has ended.
     package private(set) var isFinished = false
+    /// The answer to a PKeyAuth challenge for a request to the given address.
+    let deviceAuthentication: @Sendable (PKeyAuthChallenge, URL) -> String
 
-    package init(redirectURI: String, correlationId: UUID) {
+    package init(redirectURI: String, correlationId: UUID,
+                 deviceAuthentication: (@Sendable (PKeyAuthChallenge, URL) -> String)? = nil) {
         self.redirectURI = redirectURI
         self.correlationId = correlationId
+        self.deviceAuthentication = deviceAuthentication ?? { challenge, audience in
+            PKeyAuthResponse.authorization(challenge, audience: audience, registration: nil, now: Date())
+        }
     }
 
     /// What to do about `event`.
@@ -126,6 +145,11 @@ package struct EmbeddedWebviewNavigation: Sendable {
             notices.append(.didStartLoad(url))
         }
         var step: Step
+        if address.lowercased().hasPrefix(PKeyAuthChallenge.urnPrefix) {
+            step = pkeyAuth(url)
+            step.notices = notices + step.notices
+            return step
+        }
         switch scheme {
         case "msauth":
             step = finish(.failure(Self.brokerRequest(url, correlationId: correlationId)))
@@ -158,6 +182,23 @@ package struct EmbeddedWebviewNavigation: Sendable {
         step.policy = step.policy ?? .cancel
         step.notices = notices + step.notices
         return step
+    }
+
+    /// The answer to a web view's PKeyAuth challenge, loaded in its place.
+    private mutating func pkeyAuth(_ url: URL) -> Step {
+        guard let challenge = PKeyAuthChallenge(url: url), let submit = challenge.submitURL,
+              var components = URLComponents(url: submit, resolvingAgainstBaseURL: false) else {
+            return finish(.failure(.internal(.internalErrorAuthorizationFailed, "Incomplete PKeyAuth challenge received.",
+                                             correlationId: correlationId)))
+        }
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "x-client-Ver", value: ClientHeaders.version)]
+        guard let address = components.url else {
+            return finish(.failure(.internal(.internalErrorAuthorizationFailed, "The PKeyAuth challenge's SubmitUrl is not usable.",
+                                             correlationId: correlationId)))
+        }
+        let headers = [PKeyAuthChallenge.advertisingHeader: PKeyAuthChallenge.advertisingVersion,
+                       "Authorization": deviceAuthentication(challenge, submit)]
+        return Step(policy: .cancel, load: Load(url: address, headers: headers))
     }
 
     private mutating func failed(_ error: any Error) -> Step {

@@ -11,6 +11,10 @@ struct TokenRequestContext: Sendable {
     var clock: any MSALClock
     var log: MSALLog
     var throttle: ThrottleStore
+    /// The answer to a PKeyAuth challenge (``PKeyAuthResponse``) for a request to the given address, for a client
+    /// that proves its device (a public client); nil for one that does not, which then neither advertises PKeyAuth
+    /// nor answers its challenges.
+    var deviceAuthentication: (@Sendable (PKeyAuthChallenge, URL) -> String)? = nil
 }
 
 /// Remembers servers that asked the client to back off (HTTP 429, or `Retry-After` on a 5xx), so that the same
@@ -74,7 +78,11 @@ struct TokenEndpointClient: Sendable {
             throw error
         }
         var headers = ClientHeaders.tokenRequestHeaders(correlationId: context.correlationId)
+        // As MSAL for iOS/macOS's common core on every token request (`MSIDAADRequestConfigurator.m:65`): the client
+        // answers PKeyAuth, so a tenant with device-based Conditional Access challenges it instead of refusing.
+        if context.deviceAuthentication != nil { headers[PKeyAuthChallenge.advertisingHeader] = PKeyAuthChallenge.advertisingVersion }
         for (name, value) in extraHeaders { headers[name] = value }
+        var answeredDeviceChallenge = false
         var request = MSALHTTPRequest(method: "POST", url: endpoint, headers: headers,
                                       body: Data(FormEncoding.encode(parameters).utf8), timeout: context.timeout)
         // The timeout is the longest the caller waits for this request, retries included (real time, as the
@@ -124,6 +132,18 @@ struct TokenEndpointClient: Sendable {
             if response.statusCode >= 500 {
                 if try await mayRetry("The token endpoint answered HTTP \(response.statusCode)") { continue }
                 throw errorFor(response)
+            }
+            // A PKeyAuth challenge (400 or 401 with `WWW-Authenticate: PKeyAuth …`, `MSIDAADRequestErrorHandler.m:95-121`):
+            // the same request again with the device's answer in `Authorization`. Once: a second challenge is the
+            // server's answer (MSAL.NET replays once too, `OAuth2/TokenClient.cs:238-256`).
+            if response.statusCode == 400 || response.statusCode == 401, !answeredDeviceChallenge,
+               let answer = context.deviceAuthentication,
+               let header = response.header("WWW-Authenticate"), header.range(of: "PKeyAuth", options: .caseInsensitive) != nil,
+               let challenge = PKeyAuthChallenge(wwwAuthenticate: header) {
+                answeredDeviceChallenge = true
+                context.log.info("The token endpoint asked for the device's proof (PKeyAuth); answering it.")
+                request.headers["Authorization"] = answer(challenge, endpoint)
+                continue
             }
             return response
         }

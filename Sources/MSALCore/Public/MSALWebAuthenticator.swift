@@ -40,6 +40,9 @@ public struct MSALWebAuthenticationRequest: Sendable {
     public var prefersEphemeralSession: Bool
     /// The parameters the application passed (the presenting view controller, on Apple platforms), if any.
     public var webviewParameters: MSALWebviewParameters?
+    /// The application's answer to a PKeyAuth challenge (``PKeyAuthResponse``), for an embedded web view: signed with
+    /// the device's registration, or the empty answer.
+    package var deviceAuthentication: (@Sendable (PKeyAuthChallenge, URL) -> String)?
 
     /// Creates a request.
     public init(redirectUri: String, state: String, correlationId: UUID, prefersEphemeralSession: Bool,
