@@ -163,6 +163,7 @@ let package = Package(
             dependencies: [
                 "MSALCore",
                 "MSALFileStorage",
+                "MSALDBus",
                 "CMSALKeyctl",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -40,6 +40,10 @@ public struct MSALSecureTokenCacheConfig: Sendable {
     public var migratesPlaintextCache: Bool = false
     /// How long to wait for the cross-process lock.
     public var lockTimeout: TimeInterval = 10
+    /// How long the Secret Service may take to answer on the session bus before the tier is skipped: a bus that
+    /// starts a keyring on demand (D-Bus activation) may otherwise keep every process waiting for its own limit
+    /// (about 25 s) when no keyring can start, as on a headless box. Default 2 s.
+    public var secretServiceProbeTimeout: TimeInterval = 2
     /// The environment the chain reads (`DBUS_SESSION_BUS_ADDRESS`, `MSAL_CACHE_ALLOW_PLAINTEXT`, the default
     /// paths' `XDG_DATA_HOME` and `HOME`).
     public var environment: [String: String]

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MSALCore
+import MSALDBus
 import MSALFileStorage
 
 /// Where the chain gets each tier's service; tests replace them (a locked keyring, a kernel without keyrings).
@@ -11,6 +12,9 @@ struct ProtectionBackends: Sendable {
     var kernelKeyring: @Sendable (MSALSecureTokenCacheConfig) -> (any MSALTokenCacheKeyStore)?
     /// The key file key store.
     var keyFile: @Sendable (MSALSecureTokenCacheConfig) -> any MSALTokenCacheKeyStore
+    /// Why the Secret Service on the bus at the address cannot be used within the timeout (seconds); nil when it
+    /// answers.
+    var secretServiceProbe: @Sendable (String, TimeInterval) -> String? = ProtectionBackends.probeSecretService
 
     /// This system's services.
     static let system = ProtectionBackends(
@@ -27,6 +31,47 @@ struct ProtectionBackends: Sendable {
             #endif
         },
         keyFile: { configuration in MSALKeyFileKeyStore(cacheFileURL: configuration.encryptedFileURL) })
+
+    /// The bounded probe before the Secret Service tier: the service's name has an owner on the session bus
+    /// (`GetNameOwner`), or, when it would be started on demand, it answers a `Ping` within `timeout`.
+    @Sendable static func probeSecretService(_ address: String, _ timeout: TimeInterval) -> String? {
+        #if os(Linux)
+        let dbus: LibDBus
+        switch LibDBus.shared {
+        case .success(let loaded): dbus = loaded
+        case .failure(let failure): return failure.message
+        }
+        let connection: LibDBus.Connection
+        do {
+            connection = try dbus.connect(address: address)
+        } catch {
+            return "the session bus cannot be reached (\(error.name))"
+        }
+        defer { dbus.close(connection) }
+        let milliseconds = Int32(max(0.05, min(timeout, 60)) * 1000)
+        if (try? dbus.call(connection, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                           interface: "org.freedesktop.DBus", method: "GetNameOwner", arguments: [secretsName],
+                           timeout: milliseconds)) != nil {
+            return nil
+        }
+        do {
+            _ = try dbus.call(connection, destination: secretsName, path: "/org/freedesktop/secrets",
+                              interface: "org.freedesktop.DBus.Peer", method: "Ping", arguments: [], timeout: milliseconds)
+            return nil
+        } catch let failure {
+            if failure.name == "org.freedesktop.DBus.Error.ServiceUnknown" {
+                return "no Secret Service on the session bus (nothing owns or starts \(secretsName))"
+            }
+            return "no Secret Service answered on the session bus within \(ExternalNumber.clampedInteger(timeout)) s "
+                + "(\(failure.name)): a keyring started on demand did not come up"
+        }
+        #else
+        return "used on Linux only"
+        #endif
+    }
+
+    /// The Secret Service's name on the bus.
+    static let secretsName = "org.freedesktop.secrets"
 }
 
 /// Goes down the protection tiers and records why each was or was not used.
@@ -82,6 +127,10 @@ struct TierChooser {
         guard let bus = configuration.environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else {
             skipOrUse(.secretService, used: false,
                       "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set: SSH, container or CI)")
+            return nil
+        }
+        if let reason = backends.secretServiceProbe(bus, configuration.secretServiceProbeTimeout) {
+            skipOrUse(.secretService, used: false, reason)
             return nil
         }
         do {

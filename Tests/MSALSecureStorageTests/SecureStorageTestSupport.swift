@@ -90,7 +90,8 @@ extension SecureFixtures {
 
     /// Backends whose Secret Service, kernel keyring and key file are the given ones.
     static func backends(secretService: (any SecretServiceBackend)? = nil, kernel: (any MSALTokenCacheKeyStore)?,
-                         keyFile: (any MSALTokenCacheKeyStore)? = nil) -> ProtectionBackends {
+                         keyFile: (any MSALTokenCacheKeyStore)? = nil,
+                         probe: @escaping @Sendable (String, TimeInterval) -> String? = { _, _ in nil }) -> ProtectionBackends {
         ProtectionBackends(
             secretService: { configuration, item in
                 guard let secretService else {
@@ -100,6 +101,7 @@ extension SecureFixtures {
                                                           configuration: item, lockTimeout: 5, backend: secretService)
             },
             kernelKeyring: { _ in kernel },
-            keyFile: { configuration in keyFile ?? MSALKeyFileKeyStore(cacheFileURL: configuration.encryptedFileURL) })
+            keyFile: { configuration in keyFile ?? MSALKeyFileKeyStore(cacheFileURL: configuration.encryptedFileURL) },
+            secretServiceProbe: probe)
     }
 }
