@@ -41,6 +41,13 @@ package final class LibDBus: @unchecked Sendable {
     package static let libraryName = "libdbus-1.so.3"
     /// `DBUS_TYPE_STRING` ('s').
     static let typeString: Int32 = 115
+    /// `DBUS_TYPE_UINT32` ('u').
+    static let typeUInt32: Int32 = 117
+    /// The longest string taken from a reply, in bytes: a longer one is refused before it is copied (libdbus itself
+    /// accepts messages of up to 128 MiB).
+    package static let maximumReplyString = 1 << 20
+    /// The failure name of a reply whose string is longer than ``maximumReplyString``.
+    package static let replyTooLarge = "com.microsoft.identity.msal.ReplyTooLarge"
     /// `DBUS_MESSAGE_TYPE_METHOD_CALL`.
     static let methodCall: Int32 = 1
     /// `DBUS_NAME_FLAG_DO_NOT_QUEUE`; `DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER` is 1.
@@ -194,7 +201,33 @@ package final class LibDBus: @unchecked Sendable {
             throw Failure(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply")
         }
         defer { messageUnref(reply) }
-        return strings(of: reply)
+        guard let strings = strings(of: reply) else {
+            throw Failure(name: Self.replyTooLarge, message: "a reply string is larger than \(Self.maximumReplyString) bytes")
+        }
+        return strings
+    }
+
+    /// Calls `interface.method` with string arguments and returns the reply's first argument, a `uint32`
+    /// (`GetConnectionUnixUser`, `StartServiceByName`).
+    package func callForUInt32(_ connection: Connection, destination: String, path: String, interface: String, method: String,
+                               arguments: [String], timeout: Int32) throws(Failure) -> UInt32 {
+        guard let message = newMethodCall(destination, path, interface, method) else {
+            throw Failure(name: "org.freedesktop.DBus.Error.NoMemory", message: "no message")
+        }
+        defer { messageUnref(message) }
+        append(arguments, to: message)
+        guard let reply = try withError({ sendBlocking(connection, message, timeout, $0) }) else {
+            throw Failure(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply")
+        }
+        defer { messageUnref(reply) }
+        let iterator = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 16)
+        defer { iterator.deallocate() }
+        guard iterInit(reply, iterator) != 0, iterArgType(iterator) == Self.typeUInt32 else {
+            throw Failure(name: "org.freedesktop.DBus.Error.InvalidSignature", message: "the reply is not a uint32")
+        }
+        var value: UInt32 = 0
+        withUnsafeMutablePointer(to: &value) { iterGetBasic(iterator, UnsafeMutableRawPointer($0)) }
+        return value
     }
 
     private func append(_ strings: [String], to message: Message) {
@@ -209,8 +242,9 @@ package final class LibDBus: @unchecked Sendable {
         }
     }
 
-    /// The leading string arguments of `message`.
-    private func strings(of message: Message) -> [String] {
+    /// The leading string arguments of `message`; nil when one is longer than ``maximumReplyString`` (measured with
+    /// `strnlen` up to the bound, never copied).
+    private func strings(of message: Message) -> [String]? {
         let iterator = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 16)
         defer { iterator.deallocate() }
         var result: [String] = []
@@ -219,7 +253,11 @@ package final class LibDBus: @unchecked Sendable {
             guard iterArgType(iterator) == Self.typeString else { break }
             var pointer: UnsafePointer<CChar>?
             withUnsafeMutablePointer(to: &pointer) { iterGetBasic(iterator, UnsafeMutableRawPointer($0)) }
-            result.append(pointer.map { String(cString: $0) } ?? "")
+            guard let pointer else { result.append(""); continue }
+            let length = strnlen(pointer, Self.maximumReplyString + 1)
+            guard length <= Self.maximumReplyString else { return nil }
+            result.append(String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
+                                                               count: length), as: UTF8.self))
         } while iterNext(iterator) != 0 && result.count < 16
         return result
     }
@@ -248,7 +286,7 @@ package final class LibDBus: @unchecked Sendable {
             guard messageType(message) == Self.methodCall else { continue }
             let call = Call(interface: messageInterface(message).map { String(cString: $0) } ?? "",
                             member: messageMember(message).map { String(cString: $0) } ?? "",
-                            arguments: strings(of: message), message: message)
+                            arguments: strings(of: message) ?? [], message: message)
             // `org.freedesktop.DBus.Peer.Ping`, which clients send before using a service, is answered here.
             if call.interface == "org.freedesktop.DBus.Peer", call.member == "Ping" {
                 reply(connection, to: call, [])

@@ -45,18 +45,56 @@ public struct MSALDBusBrokerTransport: MSALBrokerTransport {
 
     /// Checks that a broker answers on the bus (`org.freedesktop.DBus.Peer.Ping`), within ``pingTimeout``.
     public func ping() async throws {
+        let pingTimeout = pingTimeout
         _ = try await blocking(timeout: pingTimeout, correlationId: nil) { dbus, connection throws(LibDBus.Failure) in
-            try dbus.call(connection, destination: Self.busName, path: Self.objectPath,
-                          interface: "org.freedesktop.DBus.Peer", method: "Ping", arguments: [],
-                          timeout: Self.milliseconds(pingTimeout))
+            let owner = try Self.owner(dbus, connection, timeout: Self.milliseconds(pingTimeout))
+            return try dbus.call(connection, destination: owner, path: Self.objectPath,
+                                 interface: "org.freedesktop.DBus.Peer", method: "Ping", arguments: [],
+                                 timeout: Self.milliseconds(pingTimeout))
         }
+    }
+
+    /// The failure name of a broker name owned by another user.
+    static let notOurBroker = "com.microsoft.identity.msal.BrokerOfAnotherUser"
+
+    /// The unique name of the process that owns the broker's name (started on demand when the bus can start it),
+    /// checked to run as this process's user: any process may take a name on the session bus first, and only the
+    /// user's own broker may see its requests (neither libmsalruntime nor MSAL for Python checks this). Calls then go
+    /// to that unique name, so the owner cannot change between the check and the call.
+    static func owner(_ dbus: LibDBus, _ connection: LibDBus.Connection, timeout: Int32) throws(LibDBus.Failure) -> String {
+        func nameOwner() throws(LibDBus.Failure) -> String {
+            try dbus.call(connection, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                          interface: "org.freedesktop.DBus", method: "GetNameOwner", arguments: [busName],
+                          timeout: timeout).first ?? ""
+        }
+        var owner: String
+        do {
+            owner = try nameOwner()
+        } catch where error.name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+            // A broker the bus starts on demand (its service file): started by a `Ping` to its name, then asked again.
+            _ = try dbus.call(connection, destination: busName, path: objectPath, interface: "org.freedesktop.DBus.Peer",
+                              method: "Ping", arguments: [], timeout: timeout)
+            owner = try nameOwner()
+        }
+        guard owner.hasPrefix(":"), owner.utf8.count <= 255 else {
+            throw LibDBus.Failure(name: "org.freedesktop.DBus.Error.NameHasNoOwner", message: "no owner")
+        }
+        let uid = try dbus.callForUInt32(connection, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                         interface: "org.freedesktop.DBus", method: "GetConnectionUnixUser",
+                                         arguments: [owner], timeout: timeout)
+        guard uid == getuid() else {
+            throw LibDBus.Failure(name: notOurBroker, message: "the broker's name is owned by uid \(uid)")
+        }
+        return owner
     }
 
     public func call(_ method: MSALBrokerMethod, correlationId: UUID, request: Data, interactive: Bool) async throws -> Data {
         let text = String(decoding: request, as: UTF8.self)
         let timeout: TimeInterval? = interactive ? nil : silentTimeout
+        let ownerTimeout = Self.milliseconds(pingTimeout)
         let answer = try await blocking(timeout: timeout, correlationId: correlationId) { dbus, connection throws(LibDBus.Failure) in
-            try dbus.call(connection, destination: Self.busName, path: Self.objectPath, interface: Self.interface,
+            let owner = try Self.owner(dbus, connection, timeout: ownerTimeout)
+            return try dbus.call(connection, destination: owner, path: Self.objectPath, interface: Self.interface,
                           method: method.rawValue,
                           arguments: [Self.protocolVersion, correlationId.uuidString.lowercased(), text],
                           timeout: timeout.map(Self.milliseconds) ?? LibDBus.infinite)
@@ -132,6 +170,10 @@ public struct MSALDBusBrokerTransport: MSALBrokerTransport {
         case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownObject",
              "org.freedesktop.DBus.Error.UnknownInterface":
             why = "the program on the broker's name does not offer the broker's interface"
+        case notOurBroker:
+            why = "the program on the broker's name runs as another user"
+        case LibDBus.replyTooLarge:
+            why = "its answer is larger than 1 MiB"
         case "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.FileNotFound",
              "org.freedesktop.DBus.Error.BadAddress", "org.freedesktop.DBus.Error.Disconnected":
             why = "the session bus cannot be reached"

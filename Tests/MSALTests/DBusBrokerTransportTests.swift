@@ -58,6 +58,44 @@ struct DBusBrokerTransportTests {
         #expect(call.arguments == ["0.0", correlationId.uuidString.lowercased(), String(decoding: request.body, as: UTF8.self)])
     }
 
+    /// A reply larger than 1 MiB is refused before it is copied (libdbus takes up to 128 MiB), as no broker; a reply
+    /// just under the bound is read.
+    @Test func anOversizedAnswerIsRefusedUnread() async throws {
+        let bus = try await PrivateBus()
+        defer { bus.stop() }
+        let huge = String(repeating: "x", count: LibDBus.maximumReplyString + 1)
+        let fits = String(repeating: "y", count: LibDBus.maximumReplyString)
+        let broker = try StandInBroker(address: bus.address) { member, _ in member == "getAccounts" ? huge : fits }
+        defer { broker.stop() }
+        let transport = MSALDBusBrokerTransport(address: bus.address)
+        await #expect {
+            try await transport.call(.getAccounts, correlationId: UUID(), request: Data("{}".utf8), interactive: false)
+        } throws: { error in
+            let info = error as? MSALErrorInfo
+            return info?.internalCode == .internalBrokerNotAvailable && info?.errorDescription.contains("larger than 1 MiB") == true
+        }
+        let read = try await transport.call(.getLinuxBrokerVersion, correlationId: UUID(), request: Data("{}".utf8), interactive: false)
+        #expect(read.count == LibDBus.maximumReplyString)
+    }
+
+    /// Calls go to the unique name of the process that owns the broker's name, once its user is checked to be this
+    /// process's (the stand-in runs in this process).
+    @Test func callsGoToTheCheckedOwner() async throws {
+        let bus = try await PrivateBus()
+        defer { bus.stop() }
+        let broker = try StandInBroker(address: bus.address) { member, _ in member == "getAccounts" ? Self.accounts : nil }
+        defer { broker.stop() }
+        let dbus = try LibDBus.shared.get()
+        let connection = try dbus.connect(address: bus.address)
+        defer { dbus.close(connection) }
+        let owner = try MSALDBusBrokerTransport.owner(dbus, connection, timeout: 5000)
+        #expect(owner.hasPrefix(":"))
+        let uid = try dbus.callForUInt32(connection, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                         interface: "org.freedesktop.DBus", method: "GetConnectionUnixUser",
+                                         arguments: [owner], timeout: 5000)
+        #expect(uid == getuid())
+    }
+
     @Test func noBrokerOnTheBusAndNoBusAreNoBroker() async throws {
         let bus = try await PrivateBus()
         defer { bus.stop() }
