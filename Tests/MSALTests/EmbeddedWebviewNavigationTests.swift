@@ -99,7 +99,7 @@ struct EmbeddedWebviewNavigationTests {
         #expect(step.policy == .cancel)
     }
 
-    @Test("msauth:// device registration is workplaceJoinRequired; another broker request internalBrokerNotAvailable")
+    @Test("msauth:// device registration is workplaceJoinRequired; another broker request is no authorization response")
     func msauthScheme() {
         var enroll = machine()
         #expect(error(enroll.handle(.navigation(URL(string: "msauth://enroll?cpurl=x"), target: .mainFrame, linkActivated: false)))?.code
@@ -109,7 +109,30 @@ struct EmbeddedWebviewNavigationTests {
                 == .workplaceJoinRequired)
         var broker = machine()
         #expect(error(broker.handle(.navigation(URL(string: "msauth://broker?x"), target: .mainFrame, linkActivated: false)))?.internalCode
-                == .internalBrokerNotAvailable)
+                == .internalErrorInvalidResponse)
+        // The page asks to install the broker: its https link opens in the system browser.
+        var install = machine()
+        let step = install.handle(.navigation(URL(string: "msauth://wpj?app_link=https%3A%2F%2Fapps.apple.com%2Fapp%2Fid983156458&username=a"),
+                                              target: .mainFrame, linkActivated: false))
+        #expect(error(step)?.code == .workplaceJoinRequired)
+        #expect(step.openInBrowser?.absoluteString == "https://apps.apple.com/app/id983156458")
+    }
+
+    /// A web view's PKeyAuth challenge (the common core's vector, `MSIDPKeyAuthHandlerTests.m:124`) is answered by
+    /// loading its SubmitUrl with the answer; one without a SubmitUrl ends the flow.
+    @Test func aPKeyAuthChallengeLoadsItsAnswer() throws {
+        var navigation = machine()
+        let challenge = URL(string: "urn:http-auth:PKeyAuth?CertAuthorities=OU%3d82dbaca4-3e81-46ca-9c73-0950c1eaca97%2cCN%3dMS-Organization-Access%2cDC%3dwindows%2cDC%3dnet&Version=1.0&Context=SOMECONTEXT&nonce=_bQWemEag2Zze-FR1kw2r-XyrDYxmQB2PftHsshTEJc&SubmitUrl=https%3a%2f%2flogin.microsoftonline.com%2fcommon%2fDeviceAuthPKeyAuth&TenantId=f645ad92-e38d-4d1a-b510-d1b09a74a8ca")
+        let step = navigation.handle(.navigation(challenge, target: .mainFrame, linkActivated: false))
+        #expect(step.policy == .cancel && step.outcome == nil)
+        let load = try #require(step.load)
+        #expect(load.url.absoluteString.hasPrefix("https://login.microsoftonline.com/common/DeviceAuthPKeyAuth?x-client-Ver="))
+        #expect(load.headers["Authorization"] == #"PKeyAuth  Context="SOMECONTEXT", Version="1.0""#)
+        #expect(load.headers["x-ms-PkeyAuth+"] == "1.0")
+        var incomplete = machine()
+        #expect(error(incomplete.handle(.navigation(URL(string: "urn:http-auth:PKeyAuth?Context=x&Version=1.0"),
+                                                    target: .mainFrame, linkActivated: false)))?.internalCode
+                == .internalErrorAuthorizationFailed)
     }
 
     @Test("Load failures: a cancelled load and WebKit's interruptions are ignored; a network failure ends the flow")

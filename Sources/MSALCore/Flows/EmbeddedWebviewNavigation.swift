@@ -10,9 +10,10 @@ package import Foundation
 ///    the navigation is cancelled and a GET of its `SubmitUrl` (with `x-client-Ver`) is loaded with the answer in
 ///    `Authorization` (signed with the device's registration, else the empty form) and `x-ms-PkeyAuth+: 1.0`; a
 ///    challenge without a `SubmitUrl` ends the flow (``MSALInternalError/internalErrorAuthorizationFailed``).
-/// 1. `msauth://` (a broker or device-registration request) ends the flow: there is no broker, so it fails with
-///    ``MSALError/workplaceJoinRequired`` for device registration, else
-///    ``MSALInternalError/internalBrokerNotAvailable``. `browser://` (the page asks to continue in the browser) opens
+/// 1. `msauth://` (a broker or device-registration request) ends the flow, as in MSAL for iOS/macOS, whose web view
+///    opens no broker either: ``MSALError/workplaceJoinRequired`` for device registration (`wpj`, `enroll`,
+///    `compliance`; a `wpj` request's `https` install link opens in the system browser), else
+///    ``MSALInternalError/internalErrorInvalidResponse`` (no authorization response). `browser://` (the page asks to continue in the browser) opens
 ///    the same address over `https` in the system browser and ends the flow as cancelled (``MSALError/userCanceled``).
 /// 2. An address that starts with the redirect URI (compared without regard to case) ends the flow with that
 ///    address: the authorization response.
@@ -153,6 +154,13 @@ package struct EmbeddedWebviewNavigation: Sendable {
         switch scheme {
         case "msauth":
             step = finish(.failure(Self.brokerRequest(url, correlationId: correlationId)))
+            // `msauth://wpj?app_link=…`: the page asks to install the broker (`MSIDWebWPJResponse.m:65-72`), which
+            // MSAL for iOS/macOS opens (`MSIDLocalInteractiveController.m:181-211`).
+            if url.host?.lowercased() == "wpj",
+               let link = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "app_link" })?.value,
+               let appLink = URL(string: link), appLink.scheme?.lowercased() == "https" {
+                step.openInBrowser = appLink
+            }
         case "browser":
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
             components?.scheme = "https"
@@ -235,8 +243,12 @@ package struct EmbeddedWebviewNavigation: Sendable {
                                     + "(Company Portal or Microsoft Authenticator) and sign in again.",
                                  correlationId: correlationId)
         default:
-            return .internal(.internalBrokerNotAvailable,
-                             "The sign-in page asked for a broker app, which this library does not use yet.",
+            // MSAL for iOS/macOS's embedded web view opens no broker from a page either: such an address is no
+            // authorization response (`MSIDAADWebviewFactory.m:182-268`, `MSIDWebOAuth2AuthCodeResponse.m:43-55`).
+            return .internal(.internalErrorInvalidResponse,
+                             "The sign-in page asked to continue in a broker app (msauth://), which an embedded web view "
+                                + "does not open: use a broker-capable redirect URI (msauth.<bundle id>://auth) so that the "
+                                + "broker is asked before the web view.",
                              correlationId: correlationId)
         }
     }
