@@ -192,14 +192,8 @@ package final class LibDBus: @unchecked Sendable {
     /// milliseconds for the string arguments of the reply.
     package func call(_ connection: Connection, destination: String, path: String, interface: String, method: String,
               arguments: [String], timeout: Int32) throws(Failure) -> [String] {
-        guard let message = newMethodCall(destination, path, interface, method) else {
-            throw Failure(name: "org.freedesktop.DBus.Error.NoMemory", message: "no message")
-        }
-        defer { messageUnref(message) }
-        append(arguments, to: message)
-        guard let reply = try withError({ sendBlocking(connection, message, timeout, $0) }) else {
-            throw Failure(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply")
-        }
+        let reply = try send(connection, destination: destination, path: path, interface: interface, method: method,
+                             arguments: arguments, timeout: timeout)
         defer { messageUnref(reply) }
         guard let strings = strings(of: reply) else {
             throw Failure(name: Self.replyTooLarge, message: "a reply string is larger than \(Self.maximumReplyString) bytes")
@@ -211,14 +205,8 @@ package final class LibDBus: @unchecked Sendable {
     /// (`GetConnectionUnixUser`, `StartServiceByName`).
     package func callForUInt32(_ connection: Connection, destination: String, path: String, interface: String, method: String,
                                arguments: [String], timeout: Int32) throws(Failure) -> UInt32 {
-        guard let message = newMethodCall(destination, path, interface, method) else {
-            throw Failure(name: "org.freedesktop.DBus.Error.NoMemory", message: "no message")
-        }
-        defer { messageUnref(message) }
-        append(arguments, to: message)
-        guard let reply = try withError({ sendBlocking(connection, message, timeout, $0) }) else {
-            throw Failure(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply")
-        }
+        let reply = try send(connection, destination: destination, path: path, interface: interface, method: method,
+                             arguments: arguments, timeout: timeout)
         defer { messageUnref(reply) }
         let iterator = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 16)
         defer { iterator.deallocate() }
@@ -228,6 +216,21 @@ package final class LibDBus: @unchecked Sendable {
         var value: UInt32 = 0
         withUnsafeMutablePointer(to: &value) { iterGetBasic(iterator, UnsafeMutableRawPointer($0)) }
         return value
+    }
+
+    /// Sends a method call with string arguments and waits at most `timeout` milliseconds for its reply, which the
+    /// caller releases.
+    private func send(_ connection: Connection, destination: String, path: String, interface: String, method: String,
+                      arguments: [String], timeout: Int32) throws(Failure) -> Message {
+        guard let message = newMethodCall(destination, path, interface, method) else {
+            throw Failure(name: "org.freedesktop.DBus.Error.NoMemory", message: "no message")
+        }
+        defer { messageUnref(message) }
+        append(arguments, to: message)
+        guard let reply = try withError({ sendBlocking(connection, message, timeout, $0) }) else {
+            throw Failure(name: "org.freedesktop.DBus.Error.NoReply", message: "no reply")
+        }
+        return reply
     }
 
     private func append(_ strings: [String], to message: Message) {

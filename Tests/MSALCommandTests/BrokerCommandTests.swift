@@ -55,5 +55,34 @@ struct BrokerCommandTests {
         #expect(((try none.json() as? [String: Any])?["broker"] as? [String: Any])?["present"] as? Bool == false)
         await emulator.stop()
     }
+
+    /// A sign-in made with `--broker` keeps working through the credential chain's msal-account step once its access
+    /// token has expired: the chain asks the broker, as the recorded sign-in says (access tokens here live 60 s,
+    /// within the five-minute expiry buffer, so every silent request needs a new one; the cache holds no refresh
+    /// token for a brokered account).
+    @Test func aBrokeredSignInWorksThroughTheChainAfterItsTokenExpires() async throws {
+        var configuration = EmulatorConfiguration.default
+        configuration.autoApproveUsername = configuration.defaults.username
+        configuration.lifetimes.accessToken = 60
+        let emulator = try await IdentityEmulator.start(configuration)
+        let bus = try await PrivateBus()
+        let broker = try EmulatedIdentityBroker.start(for: emulator, busAddress: bus.address)
+        defer { broker.stop(); bus.stop() }
+        let runner = try CommandRunner()
+        let ca = runner.home.appendingPathComponent("emulator-ca.pem")
+        try Data(emulator.caCertificatePEM.utf8).write(to: ca)
+        let env = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let login = try await runner.run(["login", "--emulator-auto-approve", "--broker", "--authority", emulator.authorityURL.absoluteString,
+                                          "--client-id", emulator.clientId, "--ca-file", ca.path, "--scopes", "User.Read"],
+                                         environment: env)
+        #expect(login.status == 0, "\(login.stderr)")
+        for _ in 0..<2 {
+            let chained = try await runner.run(["token", "--chain", "--chain-steps", "msal-account", "--scopes", "User.Read", "--json"],
+                                               environment: env)
+            #expect(chained.status == 0, "\(chained.stderr)")
+            #expect((try? chained.json() as? [String: Any])?["step"] as? String == "msal account", "\(chained.stdout)")
+        }
+        await emulator.stop()
+    }
 }
 #endif

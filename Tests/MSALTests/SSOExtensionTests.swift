@@ -82,6 +82,8 @@ struct SSOExtensionTests {
         let other = try Self.app(emulator, ssoExtension)
         let device = try await other.accountsFromDevice(for: MSALAccountEnumerationParameters(identifier: nil))
         #expect(device.map(\.username) == [emulator.username])
+        // `is_sso_account` of the extension's account (MSIDAccount.m's JSON form).
+        #expect(device.map(\.isSSOAccount) == [true])
         #expect(try await other.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: device[0])).metadata.tokenSource == .broker)
 
         let information = try await app.deviceInformation(with: nil)

@@ -43,4 +43,21 @@ struct SignOutTests {
             try await second.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
         } throws: { ($0 as NSError).code == MSALError.interactionRequired.rawValue }
     }
+
+    /// wipeCacheForAllAccounts wipes every account of the cache, of every application, as MSAL for iOS/macOS wipes its
+    /// keychain group (`MSIDDefaultTokenCacheAccessor.m:831-861`), whatever account the call names.
+    @Test("wipeCacheForAllAccounts wipes every account of every application sharing the cache")
+    func wipeCacheForAllAccountsRemovesEverything() async throws {
+        let (first, second, account) = try await twoApplications()
+        let parameters = MSALSignoutParameters()
+        parameters.wipeCacheForAllAccounts = true
+        #expect(try await first.signout(with: account, signoutParameters: parameters))
+        #expect(try first.allAccounts().isEmpty)
+        #expect(try second.allAccounts().isEmpty)
+        let storage = try #require(first.configuration.cacheConfig.storage as? MSALInMemoryTokenCacheStorage)
+        let document = try #require(try JSONSerialization.jsonObject(with: storage.data ?? Data()) as? [String: Any])
+        for section in ["AccessToken", "RefreshToken", "IdToken", "Account"] {
+            #expect((document[section] as? [String: Any] ?? [:]).isEmpty, "\(section)")
+        }
+    }
 }

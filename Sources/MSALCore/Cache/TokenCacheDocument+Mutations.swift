@@ -150,6 +150,17 @@ extension TokenCacheDocument {
         }
     }
 
+    /// Removes every account and every user token, of every application and cloud (``MSALSignoutParameters/wipeCacheForAllAccounts``:
+    /// MSAL for iOS/macOS deletes every item of the keychain group, `MSIDDefaultTokenCacheAccessor.m:831-861`).
+    func removeAllAccounts() {
+        noteChange()
+        for entry in refreshTokenEntries.all.map({ $0 }) { refreshTokenEntries.remove(key: entry.key) }
+        for entry in accessTokens.all { accessTokens.remove(key: entry.key) }
+        for entry in idTokenEntries.all.map({ $0 }) { idTokenEntries.remove(key: entry.key) }
+        for entry in accountEntries.all.map({ $0 }) { accountEntries.remove(key: entry.key) }
+        for section in [CacheSection.accessToken, .refreshToken, .idToken, .account] { unreadableEntries[section] = nil }
+    }
+
     /// Removes the access token stored under `key`.
     @discardableResult
     func removeAccessToken(key: String) -> AccessTokenEntry? {

@@ -115,6 +115,11 @@ extension ClientEngine {
                  extraQueryParameters: [String: String]?, correlationId: UUID,
                  cache: (any TokenCachePort)? = nil) async throws -> URL? {
         try await remove(account, everyClient: wipeAccount, cache: cache ?? self.cache)
+        if wipeCacheForAllAccounts {
+            // Every account of the cache, as MSAL for iOS/macOS wipes its keychain group.
+            try await (cache ?? self.cache).update { $0.removeAllAccounts() }
+            currentAccountMemory.set(nil)
+        }
         await brokeredSignOut(account, BrokerSignOutOptions(wipeAccount: wipeAccount,
                                                             wipeCacheForAllAccounts: wipeCacheForAllAccounts),
                               correlationId: correlationId)
