@@ -129,12 +129,14 @@ struct TierChooser {
                       "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set: SSH, container or CI)")
             return nil
         }
-        if let reason = backends.secretServiceProbe(bus, configuration.secretServiceProbeTimeout) {
-            skipOrUse(.secretService, used: false, reason)
-            return nil
-        }
         do {
+            // libsecret first (a machine without it skips the tier at once), then the bounded probe of the bus, then
+            // the service itself.
             let storage = try backends.secretService(configuration, item)
+            if let reason = backends.secretServiceProbe(bus, configuration.secretServiceProbeTimeout) {
+                skipOrUse(.secretService, used: false, reason)
+                return nil
+            }
             try storage.checkAvailable()
             skipOrUse(.secretService, used: true, "schema \(storage.schemaName), signal file \(storage.signalFileURL.path)")
             return storage
