@@ -10,9 +10,9 @@ Rules:
 - MSALEmulator (and MSALEmulatorCore, its logic without the server) depends on nothing of the client (no MSAL module
   but MSALSupport, and MSALDBus for the emulated broker); MSALEmulatorCore has no server stack (no Hummingbird, no NIO), so the fuzz targets build without it.
 - `msal` (MSALCommand) links neither the emulator, the example code nor the test doubles (MSALTesting).
-- MSALSecureStorage (the encrypted token cache) builds on MSALCore, MSALFileStorage and its system-call shim
-  CMSALKeyctl only, with swift-crypto and swift-log: no network stack, and no link-time libsecret (it is loaded
-  at run time). CMSALKeyctl depends on nothing.
+- MSALSecureStorage (the encrypted token cache) builds on MSALCore, MSALFileStorage, its system-call shim
+  CMSALKeyctl and MSALDBus (the bounded probe of the Secret Service on the session bus; libdbus loaded at run time)
+  only, with swift-crypto and swift-log: no network stack, and no link-time libsecret (it is loaded at run time). CMSALKeyctl depends on nothing.
 - MSALPostgresCache (the PostgreSQL token cache) depends only on MSALCore (and MSALSupport through it),
   postgres-nio, swift-crypto and swift-log; no module but its tests and its benchmark depends on it.
 """
@@ -23,7 +23,7 @@ import sys
 CORE_ALLOWED_PRODUCTS = {"Crypto", "_CryptoExtras", "Logging"}
 # The module the client, the loopback listener and the emulator share (Foundation only).
 SHARED_SUPPORT = "MSALSupport"
-SECURE_STORAGE_MODULES = {"MSALCore", "MSALFileStorage", "CMSALKeyctl", SHARED_SUPPORT}
+SECURE_STORAGE_MODULES = {"MSALCore", "MSALFileStorage", "CMSALKeyctl", "MSALDBus", SHARED_SUPPORT}
 POSTGRES_CACHE = "MSALPostgresCache"
 POSTGRES_CACHE_ALLOWED_MODULES = {"MSALCore", SHARED_SUPPORT}
 POSTGRES_CACHE_ALLOWED_PRODUCTS = CORE_ALLOWED_PRODUCTS | {"PostgresNIO"}
@@ -114,7 +114,7 @@ def main():
         sys.exit(1)
     print("layering rules hold: MSALCore reaches only " + ", ".join(sorted(CORE_ALLOWED_PRODUCTS))
           + "; MSALEmulator uses no client module; msal links neither the emulator, the examples nor MSALTesting"
-          + "; MSALSecureStorage builds on MSALCore and MSALFileStorage only"
+          + "; MSALSecureStorage builds on MSALCore, MSALFileStorage and MSALDBus only"
           + "; MSALPostgresCache reaches only MSALCore, PostgresNIO, Crypto and Logging")
 
 
