@@ -158,6 +158,14 @@ public final class IdentityEmulator: Sendable {
             quiet.logLevel = .critical
             return quiet
         }()
+        // An auto-approve user the directory does not have would leave every sign-in waiting for a page nobody sees.
+        if let auto = configuration.autoApproveUsername, !configuration.users.contains(where: {
+            $0.username.lowercased() == auto.lowercased() || $0.mail?.lowercased() == auto.lowercased()
+        }) {
+            let known = configuration.users.prefix(8).map(\.username).joined(separator: ", ")
+            throw EmulatorStartError(message: "The auto-approve user '\(auto.prefix(256))' is not in the emulator's directory; "
+                                        + "its users: \(known.isEmpty ? "none" : known).")
+        }
         for app in configuration.applications {
             for (index, pem) in app.certificates.enumerated() {
                 do { _ = try ClientCertificate(pem: pem) } catch {

@@ -69,6 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw error
             }
         }
+        let approves = configuration.autoApproveUsername.map { "\n  Approves:  every sign-in as \($0), with no page" } ?? ""
         let text: String
         if json {
             text = Self.summary(emulator.summaryJSON, brokerBus: brokerService?.busAddress)
@@ -80,7 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
               Authority: \(emulator.authorityURL.absoluteString)
               CA:        \(emulator.caCertificateURL.path)
               Client id: \(emulator.clientId)
-              User:      \(emulator.username) / \(emulator.password)
+              User:      \(emulator.username) / \(emulator.password)\(approves)
               Managed identity (App Service): \(emulator.identityEndpointURL.absoluteString) (header in --json)
               Managed identity (IMDS host):   \(emulator.imdsURL.absoluteString)
             \(brokerService.map { "  Broker:    \(EmulatedIdentityBroker.busName) on \($0.busAddress)\n" } ?? "")Press Ctrl-C to stop.

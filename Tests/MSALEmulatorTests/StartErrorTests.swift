@@ -24,6 +24,20 @@ struct StartErrorTests {
         }
     }
 
+    /// An auto-approve user the directory does not have is refused at start, naming the users it has, instead of
+    /// leaving every sign-in waiting.
+    @Test func anUnknownAutoApproveUserIsRefused() async throws {
+        var configuration = EmulatorConfiguration.default
+        configuration.autoApproveUsername = "bob@nowhere.example"
+        await #expect { try await IdentityEmulator.start(configuration) } throws: { error in
+            let message = (error as? EmulatorStartError)?.message ?? ""
+            return message.contains("bob@nowhere.example") && message.contains(configuration.defaults.username)
+        }
+        configuration.autoApproveUsername = configuration.defaults.username.uppercased()
+        let started = try await IdentityEmulator.start(configuration)
+        await started.stop()
+    }
+
     @Test func configurationFileErrorsNameTheFileAndTheField() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("msal-emulator-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
