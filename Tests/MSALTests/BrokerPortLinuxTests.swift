@@ -68,12 +68,14 @@ struct BrokerPortLinuxTests {
     /// ends the call with `userCanceled`.
     @Test func aCancelledSignInTellsTheBroker() async throws {
         let waiting = LockedBox(false)
+        let released = LockedBox(false)
         let fixture = try await Fixture(approve: { _ in
             waiting.set(true)
-            // The user never answers; the broker gives up after a bound of its own.
-            try? await Task.sleep(for: .seconds(20))
+            // The user does not answer until the test is over (a bounded wait on that condition).
+            for _ in 0..<1000 where !released.get() { try? await Task.sleep(for: .milliseconds(10)) }
             return nil
         })
+        defer { released.set(true) }
         let recording = Recording(inner: MSALDBusBrokerTransport(address: fixture.bus.address))
         let app = try fixture.app(transport: recording)
         let task = Task { try await app.acquireToken(with: BrokeredSignInTests.interactive()) }
@@ -81,6 +83,7 @@ struct BrokerPortLinuxTests {
         task.cancel()
         await #expect { try await task.value } throws: { ($0 as? MSALErrorInfo)?.code == .userCanceled }
         try await eventually(within: 10, "cancelInteractiveFlow") { recording.calls.get().contains(.cancelInteractiveFlow) }
+        released.set(true)
         await fixture.stop()
     }
 }

@@ -69,22 +69,22 @@ final class BrokerClient: Sendable {
         do {
             data = try await send(.interactiveToken(parameters), correlationId: correlationId, interactive: true)
         } catch let error as MSALErrorInfo where error.code == .userCanceled && Task.isCancelled {
-            await cancelInteractive(correlationId: correlationId)
+            cancelInteractive(correlationId: correlationId)
             throw error
         }
         return try BrokerAnswer.token(data, expected: nil, correlationId: correlationId)
     }
 
-    /// Tells the broker to end the interactive flow of `correlationId` (its answer is only logged).
-    func cancelInteractive(correlationId: UUID) async {
-        let transport = transport
-        // The caller's task is cancelled: the message goes out from a task of its own.
-        let sent = await Task.detached {
-            try? await transport.call(.cancelInteractiveFlow, correlationId: correlationId,
-                                      request: BrokerRequest.cancelInteractive(reason: "The application cancelled the sign-in.").body,
-                                      interactive: false)
-        }.value
-        if sent == nil { log.with(correlationId: correlationId).info("The broker did not take cancelInteractiveFlow.") }
+    /// Tells the broker to end the interactive flow of `correlationId`, from a task of its own (the caller's task is
+    /// cancelled, and the cancellation does not wait for the broker); its answer is only logged.
+    func cancelInteractive(correlationId: UUID) {
+        let (transport, log) = (transport, log)
+        Task.detached {
+            let sent = try? await transport.call(.cancelInteractiveFlow, correlationId: correlationId,
+                                                 request: BrokerRequest.cancelInteractive(reason: "The application cancelled the sign-in.").body,
+                                                 interactive: false)
+            if sent == nil { log.with(correlationId: correlationId).info("The broker did not take cancelInteractiveFlow.") }
+        }
     }
 
     func signOut(_ parameters: BrokerRequest.AuthParameters, correlationId: UUID) async throws -> Bool {
