@@ -9,18 +9,40 @@ import MSALEmulator
 /// passes, later commands keep using the broker, and `msal status` shows it.
 @Suite("msal with the identity broker", .serialized, .enabled(if: PrivateBus.available || PrivateBus.required))
 struct BrokerCommandTests {
+    /// The emulator of `configuration` (its default user auto-approved), a private bus with the emulated broker on it,
+    /// and a command runner whose home holds the emulator's CA file.
+    struct Setup {
+        let emulator: IdentityEmulator
+        let bus: PrivateBus
+        let broker: EmulatedIdentityBroker
+        let runner: CommandRunner
+        let ca: URL
+
+        init(_ configure: (inout EmulatorConfiguration) throws -> Void) async throws {
+            var configuration = EmulatorConfiguration.default
+            configuration.autoApproveUsername = configuration.defaults.username
+            try configure(&configuration)
+            emulator = try await IdentityEmulator.start(configuration)
+            bus = try await PrivateBus()
+            broker = try EmulatedIdentityBroker.start(for: emulator, busAddress: bus.address)
+            runner = try CommandRunner()
+            ca = runner.home.appendingPathComponent("emulator-ca.pem")
+            try Data(emulator.caCertificatePEM.utf8).write(to: ca)
+        }
+
+        func stop() {
+            broker.stop()
+            bus.stop()
+        }
+    }
+
     @Test func aCompliantDeviceTenantWorksEndToEndThroughTheBroker() async throws {
-        var configuration = EmulatorConfiguration.default
-        configuration.autoApproveUsername = configuration.defaults.username
-        let index = try #require(configuration.tenants.firstIndex { $0.id == EmulatorConfiguration.demoTenantId })
-        configuration.tenants[index].conditionalAccess = .compliantDevice
-        let emulator = try await IdentityEmulator.start(configuration)
-        let bus = try await PrivateBus()
-        let broker = try EmulatedIdentityBroker.start(for: emulator, busAddress: bus.address)
-        defer { broker.stop(); bus.stop() }
-        let runner = try CommandRunner()
-        let ca = runner.home.appendingPathComponent("emulator-ca.pem")
-        try Data(emulator.caCertificatePEM.utf8).write(to: ca)
+        let setup = try await Setup { configuration in
+            let index = try #require(configuration.tenants.firstIndex { $0.id == EmulatorConfiguration.demoTenantId })
+            configuration.tenants[index].conditionalAccess = .compliantDevice
+        }
+        defer { setup.stop() }
+        let (emulator, bus, runner, ca) = (setup.emulator, setup.bus, setup.runner, setup.ca)
         let common = ["--authority", emulator.authorityURL.absoluteString, "--client-id", emulator.clientId,
                       "--ca-file", ca.path, "--scopes", "User.Read"]
         let env = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
@@ -61,16 +83,9 @@ struct BrokerCommandTests {
     /// within the five-minute expiry buffer, so every silent request needs a new one; the cache holds no refresh
     /// token for a brokered account).
     @Test func aBrokeredSignInWorksThroughTheChainAfterItsTokenExpires() async throws {
-        var configuration = EmulatorConfiguration.default
-        configuration.autoApproveUsername = configuration.defaults.username
-        configuration.lifetimes.accessToken = 60
-        let emulator = try await IdentityEmulator.start(configuration)
-        let bus = try await PrivateBus()
-        let broker = try EmulatedIdentityBroker.start(for: emulator, busAddress: bus.address)
-        defer { broker.stop(); bus.stop() }
-        let runner = try CommandRunner()
-        let ca = runner.home.appendingPathComponent("emulator-ca.pem")
-        try Data(emulator.caCertificatePEM.utf8).write(to: ca)
+        let setup = try await Setup { $0.lifetimes.accessToken = 60 }
+        defer { setup.stop() }
+        let (emulator, bus, runner, ca) = (setup.emulator, setup.bus, setup.runner, setup.ca)
         let env = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
         let login = try await runner.run(["login", "--emulator-auto-approve", "--broker", "--authority", emulator.authorityURL.absoluteString,
                                           "--client-id", emulator.clientId, "--ca-file", ca.path, "--scopes", "User.Read"],

@@ -252,7 +252,7 @@ struct SSOExtensionTests {
                       (-42744, .errorPSSOBiometricsNotEnrolled), (-42714, .internalBrokerNotAvailable),
                       (-42799, .internalErrorBrokerUnknown)])
     func theExtensionsErrorCodesAreMSALs(code: Int, expected: MSALInternalError) {
-        let error = SSOExtensionAnswer.error(domain: "MSALErrorDomain", code: code, userInfo: [:], correlationId: nil)
+        let error = BrokerErrorMapping.apple(domain: "MSALErrorDomain", code: code, correlationId: nil)
         #expect(error.code == .internal && error.internalCode == expected)
     }
 }

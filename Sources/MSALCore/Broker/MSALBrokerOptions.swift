@@ -41,23 +41,15 @@ public struct MSALBrokerOptions: Sendable {
     public var bundleIdentifier: String?
 
     /// Broker options: off unless `enabledOnLinux`, a `transport`, a `brokerApp` or an `ssoExtension` is given
-    /// (`workplaceJoin` turns no broker on).
+    /// (`workplaceJoin` turns no broker on); `bundleIdentifier` names the app's bundle where there is no main bundle.
     public init(enabledOnLinux: Bool = false, transport: (any MSALBrokerTransport)? = nil, brokerApp: MSALBrokerApp? = nil,
-                ssoExtension: (any MSALSSOExtensionPerformer)? = nil, workplaceJoin: (any MSALWorkplaceJoinStore)? = nil) {
+                ssoExtension: (any MSALSSOExtensionPerformer)? = nil, workplaceJoin: (any MSALWorkplaceJoinStore)? = nil,
+                bundleIdentifier: String? = nil) {
         self.enabledOnLinux = enabledOnLinux
         self.workplaceJoin = workplaceJoin
         self.transport = transport
         self.brokerApp = brokerApp
         self.ssoExtension = ssoExtension
-    }
-
-    /// Broker options as ``init(enabledOnLinux:transport:brokerApp:ssoExtension:workplaceJoin:)``, for the app whose
-    /// bundle identifier is `bundleIdentifier`.
-    public init(enabledOnLinux: Bool = false, transport: (any MSALBrokerTransport)? = nil, brokerApp: MSALBrokerApp? = nil,
-                ssoExtension: (any MSALSSOExtensionPerformer)? = nil, workplaceJoin: (any MSALWorkplaceJoinStore)? = nil,
-                bundleIdentifier: String?) {
-        self.init(enabledOnLinux: enabledOnLinux, transport: transport, brokerApp: brokerApp, ssoExtension: ssoExtension,
-                  workplaceJoin: workplaceJoin)
         self.bundleIdentifier = bundleIdentifier
     }
 

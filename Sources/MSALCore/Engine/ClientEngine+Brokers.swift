@@ -33,6 +33,8 @@ extension ClientEngine {
     /// error then standing if the own flow fails too.
     func brokeredSilent(_ plan: UserTokenPlan, cache: any TokenCachePort,
                         ownFlow: () async throws -> MSALResult) async throws -> MSALResult {
+        // An application without brokers (most) reads nothing more.
+        guard !brokers.isEmpty else { return try await ownFlow() }
         let source = try? cache.read { document in
             document.accountSource(homeAccountId: plan.homeAccountId, environments: plan.environments)
         }

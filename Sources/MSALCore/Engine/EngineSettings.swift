@@ -12,8 +12,6 @@ struct EngineSettings: Sendable {
     var clientCapabilities: [String]?
     var multipleCloudsSupported: Bool
     var extraQueryParameters: [String: String]
-    /// ``MSALGlobalConfig/shouldRequestBoundAppRefreshTokens`` as it was when the application was created.
-    var requestsBoundAppRefreshTokens = false
     /// ``MSALGlobalConfig/brokerAvailability`` as it was when the application was created.
     var brokerAvailability = MSALBrokeredAvailability.auto
     /// Whether the redirect URI is broker-capable for the app's bundle identifier
@@ -78,7 +76,6 @@ struct EngineSettings: Sendable {
         self.multipleCloudsSupported = config.multipleCloudsSupported
         self.extraQueryParameters = config.extraQueryParameters
         self.http = HTTPSettings(MSALGlobalConfig.httpConfig)
-        self.requestsBoundAppRefreshTokens = MSALGlobalConfig.shouldRequestBoundAppRefreshTokens
         self.brokerAvailability = MSALGlobalConfig.brokerAvailability
         // As MSAL for iOS/macOS: bypassing the redirect URI's validation leaves it not broker-capable
         // (`IdentityCore/src/util/mac/MSIDRedirectUriVerifier.m:45-49`, `util/ios/MSIDRedirectUriVerifier.m:62`).

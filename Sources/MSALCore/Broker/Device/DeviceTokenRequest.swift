@@ -34,18 +34,11 @@ struct DeviceTokenRequest: Sendable {
 
     /// The signed request JWT.
     func jwt() throws -> String {
-        let header: [String: Any] = ["alg": registration.key.algorithm, "typ": "JWT",
-                                     "x5c": [registration.certificate.base64EncodedString()]]
-        let payload: [String: Any] = [
+        try registration.signedJWT([
             "grant_type": "device_token", "aud": tokenEndpoint.absoluteString, "iss": clientId, "client_id": clientId,
             "redirect_uri": redirectUri, "request_nonce": nonce, "scope": scopes.joined(separator: " "),
             "resource": resource,
-        ]
-        let encodedHeader = Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
-        let encodedPayload = Base64URL.encode(try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]))
-        let signingInput = "\(encodedHeader).\(encodedPayload)"
-        let signature = try registration.key.signature(for: Data(signingInput.utf8))
-        return "\(signingInput).\(Base64URL.encode(signature))"
+        ])
     }
 
     /// The form body: the grant, its JWT, and no client info (no id token is wanted).

@@ -62,6 +62,16 @@ public struct MSALWorkplaceJoinRegistration: Sendable {
         self.key = key
     }
 
+    /// A JWT of `claims` signed with the device key, the device certificate in its header (`x5c`): what the device's
+    /// own requests carry (the device-token grant, a PKeyAuth answer).
+    func signedJWT(_ claims: [String: Any]) throws -> String {
+        let header: [String: Any] = ["alg": key.algorithm, "typ": "JWT", "x5c": [certificate.base64EncodedString()]]
+        let encodedHeader = Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
+        let encodedClaims = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys]))
+        let signingInput = "\(encodedHeader).\(encodedClaims)"
+        return "\(signingInput).\(Base64URL.encode(try key.signature(for: Data(signingInput.utf8))))"
+    }
+
     /// The certificate's SHA-1 thumbprint, upper-case hexadecimal.
     public var certificateThumbprint: String {
         Insecure.SHA1.hash(data: certificate).map { String(format: "%02X", $0) }.joined()

@@ -74,25 +74,23 @@ package struct PKeyAuthChallenge: Sendable, Equatable {
             guard first.isLetter || first.isNumber else { return nil }
             let name = rest.prefix { $0 != "=" && $0 != " " && $0 != "," }
             rest = rest.dropFirst(name.count).drop { $0 == " " }
-            var value = ""
             guard rest.first == "=" else { return nil }
-            do {
-                rest = rest.dropFirst().drop { $0 == " " }
-                if rest.first == "\"" {
+            rest = rest.dropFirst().drop { $0 == " " }
+            var value = ""
+            if rest.first == "\"" {
+                rest = rest.dropFirst()
+                var escaped = false
+                while let character = rest.first {
                     rest = rest.dropFirst()
-                    var escaped = false
-                    while let character = rest.first {
-                        rest = rest.dropFirst()
-                        if escaped { value.append(character); escaped = false }
-                        else if character == "\\" { escaped = true }
-                        else if character == "\"" { break }
-                        else { value.append(character) }
-                    }
-                } else {
-                    let bare = rest.prefix { $0 != "," && $0 != " " }
-                    value = String(bare)
-                    rest = rest.dropFirst(bare.count)
+                    if escaped { value.append(character); escaped = false }
+                    else if character == "\\" { escaped = true }
+                    else if character == "\"" { break }
+                    else { value.append(character) }
                 }
+            } else {
+                let bare = rest.prefix { $0 != "," && $0 != " " }
+                value = String(bare)
+                rest = rest.dropFirst(bare.count)
             }
             let key = String(name)
             fields[key] = fields[key].map { "\($0).\(value)" } ?? value
@@ -144,14 +142,8 @@ package enum PKeyAuthResponse {
         components?.query = nil
         components?.fragment = nil
         guard let aud = components?.string else { return nil }
-        let header: [String: Any] = ["alg": algorithm, "typ": "JWT", "x5c": [registration.certificate.base64EncodedString()]]
-        let payload: [String: Any] = ["aud": aud, "nonce": nonce,
-                                      "iat": String(CacheTimestamp.saturatedSeconds(now.timeIntervalSince1970))]
-        guard let headerData = try? JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]),
-              let payloadData = try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]) else { return nil }
-        let signingInput = "\(Base64URL.encode(headerData)).\(Base64URL.encode(payloadData))"
-        guard let signature = try? registration.key.signature(for: Data(signingInput.utf8)) else { return nil }
-        return "\(signingInput).\(Base64URL.encode(signature))"
+        return try? registration.signedJWT(["aud": aud, "nonce": nonce,
+                                            "iat": String(CacheTimestamp.saturatedSeconds(now.timeIntervalSince1970))])
     }
 
     /// The GUIDs of the `OU=` values of a `CertAuthorities` list, upper-case.

@@ -29,7 +29,7 @@ struct AuthenticatorBroker: BrokerPort {
                                          correlationId: correlationId)
         }
         let scopes = request.scopes + request.extraScopesToConsent
-        var brokerRequest = AuthenticatorBrokerRequest(
+        let brokerRequest = AuthenticatorBrokerRequest(
             authority: authority.url.absoluteString, clientId: settings.clientId, redirectUri: settings.redirectUri,
             correlationId: correlationId, scopes: request.scopes, brokerKey: key,
             claims: ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: request.claimsRequest),
@@ -41,8 +41,8 @@ struct AuthenticatorBroker: BrokerPort {
         // Bound app refresh tokens are not asked for (``MSALGlobalConfig/shouldRequestBoundAppRefreshTokens``): their
         // redemption is a JWT signed with the device's Secure Enclave key and answered encrypted to its transport key
         // (`MSIDBoundRefreshTokenGrantRequest.m:41-127`, `MSIDBoundRefreshToken+Redemption.m:101-112`), which an app
-        // cannot make without those keys; a token it cannot redeem would make every silent call interactive.
-        brokerRequest.boundRefreshTokenRedeem = false
+        // cannot make without those keys; a token it cannot redeem would make every silent call interactive. The
+        // request's `boundRefreshTokenRedeem` stays false.
         engine.log(correlationId).info("Signing in through the broker app.")
         let url = brokerRequest.url
         let resume = brokerRequest.resumeState

@@ -106,9 +106,4 @@ package enum SSOExtensionAnswer {
                                       preferredAuthMethod: fields["preferred_auth_config"] == "preferredAuthQRPIN" ? .QRPIN : .none)
     }
 
-    /// The MSAL error of an extension error reported as `domain` and `code` (the underlying error of
-    /// `ASAuthorizationError` -6000), with the string values of its userInfo: ``BrokerErrorMapping/apple(domain:code:userInfo:correlationId:)``.
-    package static func error(domain: String, code: Int, userInfo: [String: String], correlationId: UUID?) -> MSALErrorInfo {
-        BrokerErrorMapping.apple(domain: domain, code: code, userInfo: userInfo, correlationId: correlationId)
-    }
 }
