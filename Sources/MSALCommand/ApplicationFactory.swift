@@ -9,18 +9,34 @@ struct ApplicationFactory {
     /// protected default storage (``CacheChoice``).
     let cache: CacheChoice
 
+    /// Whether the application signs in and gets tokens through the device's identity broker: as the settings say,
+    /// unless `msal login` found none answering (``LoginCommand/brokerAnswers(options:)``).
+    var usesBroker: Bool
+
     init(options: CommonOptions) {
         self.options = options
         self.cache = CacheChoice(path: options.resolvedCache)
+        self.usesBroker = options.settings.usesBroker
     }
 
     /// A transport that also trusts `--ca-file`'s certificate authorities; nil for MSAL's default (set up only when
     /// a request is sent, so that a cached token costs no transport).
+    ///
+    /// A CA file given with a flag, a variable or the profile must be readable (else a usage error, exit 64). A CA
+    /// file the sign-in record names may be gone (an emulator removes its CA file when it stops): commands that need
+    /// no network still work, and the first request fails saying which file, that it came from the record, and how to
+    /// sign in again (``MissingTrustRootsClient``).
     func makeHTTPClient() throws -> (any MSALHTTPClient)? {
         guard let path = options.resolvedCAFile else { return nil }
         let roots = ToolDefaults.trustRootsPEM(at: path, home: ProcessConfiguration.environment["HOME"])
         guard let pem = roots.pem else {
-            throw CLIError(message: "The CA file \(roots.path) cannot be read as PEM certificates.")
+            let problem = FileManager.default.fileExists(atPath: roots.path) ? "cannot be read as PEM certificates"
+                : "does not exist"
+            guard let source = options.caFileSource, source != .record else {
+                return MissingTrustRootsClient(error: recordedCAFileError(path: roots.path, problem: problem))
+            }
+            throw CLIError(message: "The CA file \(roots.path) (from \(source.name)) \(problem). Give the PEM file of the "
+                           + "certificate authority to trust, such as the CA file `msal emulator` prints.", exitCode: CLIExit.usage)
         }
         #if os(Linux)
         return MSALNIOHTTPClient(additionalTrustRootsPEM: [pem])
@@ -29,17 +45,35 @@ struct ApplicationFactory {
         #endif
     }
 
+    /// The error of a request made with a recorded CA file that is gone: which file, that the record named it, and
+    /// the one command that signs in again (exit 3).
+    private func recordedCAFileError(path: String, problem: String) -> CLIError {
+        let who = options.recordedSignIn?.entry.username.map { "\($0)'s sign-in" } ?? "the active sign-in"
+        return CLIError(message: "The CA file \(path) \(problem); it is the one \(who) was made with (recorded in "
+                        + "\(ProcessConfiguration.signInsFile.path)). If it was an emulator's, the emulator has stopped: start "
+                        + "it again (`msal emulator`) and sign in with the authority and CA file it prints: msal login "
+                        + "--authority <authority> --ca-file <CA file>", exitCode: CLIExit.interactionRequired)
+    }
+
     func makeApplication() throws -> MSALPublicClientApplication {
         try makeApplication(httpClient: makeHTTPClient())
     }
 
     func makeApplication(httpClient: (any MSALHTTPClient)?) throws -> MSALPublicClientApplication {
         let clientId = options.signInClientId
-        guard let url = URL(string: options.resolvedAuthority), url.scheme != nil, url.host != nil else {
-            throw CLIError(message: "The authority \"\(options.resolvedAuthority)\" is not a URL.")
+        guard let url = URL(string: options.resolvedAuthority), ["https", "http"].contains(url.scheme?.lowercased() ?? ""),
+              url.host?.isEmpty == false else {
+            throw CLIError(message: "The authority \"\(options.resolvedAuthority)\" is not a URL; give one such as "
+                           + "https://login.microsoftonline.com/<tenant>.", exitCode: CLIExit.usage)
         }
         // The subclass of the URL's kind: a B2C authority the user names is trusted as a known authority.
-        let authority = try MSALAuthority.authority(with: url)
+        let authority: MSALAuthority
+        do {
+            authority = try MSALAuthority.authority(with: url)
+        } catch let error as MSALErrorInfo {
+            throw CLIError(message: CLI.oneLine(error.errorDescription) + " Give an authority such as "
+                           + "https://login.microsoftonline.com/<tenant>.", exitCode: CLIExit.usage)
+        }
         let configuration = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: options.resolvedRedirectUri,
                                                               authority: authority)
         configuration.httpClient = httpClient
@@ -51,7 +85,7 @@ struct ApplicationFactory {
         }
         if !known.isEmpty { configuration.knownAuthorities = known }
         configuration.cacheConfig.storage = cache.storage
-        configuration.brokerOptions = MSALBrokerOptions(enabledOnLinux: options.settings.usesBroker)
+        configuration.brokerOptions = MSALBrokerOptions(enabledOnLinux: usesBroker)
         return try MSALPublicClientApplication(configuration: configuration)
     }
 
@@ -68,39 +102,48 @@ struct ApplicationFactory {
 
     /// Records what `account` signed in with (``SignInRecords``) and makes it the active sign-in, so that later
     /// commands need no flags: the client id, the authority, the CA file, the Graph endpoint, the cache and the known
-    /// authorities in use (paths made absolute).
-    func record(_ account: MSALAccount) throws {
+    /// authorities in use (paths made absolute); `throughBroker` when the broker answered.
+    func record(_ account: MSALAccount, throughBroker: Bool) throws {
         guard let id = account.identifier else { return }
-        let file = ProcessConfiguration.signInsFile
-        var records = SignInRecords.load(file)
-        func absolute(_ path: String?) -> String? { path.map { URL(fileURLWithPath: HomePath.expand($0)).path } }
-        let known = options.resolvedKnownAuthorities
-        records.accounts[id] = SignInRecords.Entry(
-            username: account.username, clientId: options.signInClientId, authority: options.resolvedAuthority,
-            caFile: absolute(options.resolvedCAFile), graphEndpoint: options.explicitGraphEndpoint,
-            cache: absolute(options.resolvedCache), knownAuthorities: known.isEmpty ? nil : known,
-            broker: options.settings.usesBroker ? true : nil)
-        records.active = id
+        try update(.signedIn(homeAccountId: id, entry: entry(for: account, throughBroker: throughBroker)))
+    }
+
+    /// Makes `account` the active sign-in (`msal switch`), keeping its record; an account without one (signed in by
+    /// another tool sharing the cache) is recorded with the settings in use.
+    func recordSwitch(to account: MSALAccount) throws {
+        guard let id = account.identifier else { return }
+        try update(.switched(homeAccountId: id, unrecorded: entry(for: account, throughBroker: false)))
+    }
+
+    /// Forgets the recorded sign-in of `homeAccountId` (signed out, or no longer in its cache); when it was the
+    /// active one, the most recently active other sign-in becomes active.
+    func forgetRecord(of homeAccountId: String) throws {
+        try update(.signedOut(homeAccountId: homeAccountId))
+    }
+
+    private func update(_ event: SignInRecords.Event) throws {
         do {
-            try records.save(file)
+            try SignInRecords.update(ProcessConfiguration.signInsFile, event)
         } catch {
             throw CLIError(message: error.message)
         }
     }
 
-    /// Forgets the recorded sign-in of `account` (msal logout).
-    func forgetRecord(of account: MSALAccount) {
-        guard let id = account.identifier else { return }
-        let file = ProcessConfiguration.signInsFile
-        var records = SignInRecords.load(file)
-        guard records.accounts.removeValue(forKey: id) != nil || records.active == id else { return }
-        if records.active == id { records.active = nil }
-        try? records.save(file)
+    private func entry(for account: MSALAccount, throughBroker: Bool) -> SignInRecords.Entry {
+        func absolute(_ path: String?) -> String? { path.map { URL(fileURLWithPath: HomePath.expand($0)).path } }
+        let known = options.resolvedKnownAuthorities
+        return SignInRecords.Entry(
+            username: account.username, clientId: options.signInClientId, authority: options.resolvedAuthority,
+            caFile: absolute(options.resolvedCAFile), graphEndpoint: options.explicitGraphEndpoint,
+            cache: absolute(options.resolvedCache), knownAuthorities: known.isEmpty ? nil : known,
+            broker: throughBroker ? true : nil)
     }
 
-    /// The active account's home account id, if one was recorded.
+    /// The active account's home account id: the recorded sign-in's when the settings come from it, else the one
+    /// `msal switch` or `msal login` chose for this client id and cache.
     var activeAccountId: String? {
-        activeAccountKey.flatMap { ActiveAccountStore(environment: ProcessConfiguration.environment).active(for: $0) }
+        if let recorded = options.recordedSignIn { return recorded.homeAccountId }
+        return activeAccountKey.flatMap { ActiveAccountStore(environment: ProcessConfiguration.environment).active(for: $0) }
     }
 
     /// The account named by `--account`, else the active account (`msal switch`), else the only signed-in account.
@@ -110,6 +153,10 @@ struct ApplicationFactory {
         if let wanted = options.resolvedAccount {
             if let match = accounts.first(where: { AccountMatch.matches($0, wanted) }) { return match }
             throw MSALErrorInfo(.interactionRequired, description: "No signed-in account \"\(wanted)\" is in the cache.")
+        }
+        if let recorded = options.recordedSignIn, !accounts.contains(where: { $0.identifier == recorded.homeAccountId }) {
+            throw MSALErrorInfo(.interactionRequired, description: "The active sign-in"
+                                + (recorded.entry.username.map { " (\($0))" } ?? "") + " is no longer in the token cache.")
         }
         guard let first = accounts.first else {
             throw MSALErrorInfo(.interactionRequired, description: "No account is signed in.")

@@ -40,6 +40,24 @@ struct BrokerStatus {
         #endif
     }
 
+    /// Why no identity broker answers (nil when one does): one bounded ping on the session bus.
+    static func unavailability() async -> String? {
+        #if os(Linux)
+        guard var transport = MSALDBusBrokerTransport(environment: ProcessConfiguration.environment) else {
+            return "no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set"
+        }
+        transport.pingTimeout = 2
+        do {
+            try await transport.ping()
+            return nil
+        } catch {
+            return "nothing answers on the session bus"
+        }
+        #else
+        return "the tool uses an identity broker on Linux only"
+        #endif
+    }
+
     var json: [String: Any] {
         var object: [String: Any] = ["in_use": inUse, "present": present, "accounts": accounts]
         object["version"] = version ?? NSNull()

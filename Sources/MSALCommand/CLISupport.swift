@@ -12,6 +12,8 @@ enum CLIExit {
     static let interactionRequired: Int32 = 3
     /// The user cancelled or declined the sign-in, or the device code expired.
     static let signInNotCompleted: Int32 = 4
+    /// A service the command needs is not there: `--broker` with no identity broker answering (`EX_UNAVAILABLE`).
+    static let unavailable: Int32 = 69
     /// A usage error: an option missing or malformed (`EX_USAGE`, as ArgumentParser's own usage errors).
     static let usage: Int32 = 64
 
@@ -33,6 +35,24 @@ enum CLIExit {
 struct CLIError: Error {
     var message: String
     var exitCode: Int32 = CLIExit.failure
+}
+
+/// An error met while signing in one way (``SignInFlow``): the advice for a refusal depends on the way.
+struct SignInFailure: Error {
+    var flow: SignInFlow
+    var error: any Error
+}
+
+/// What the advice for an error depends on besides the error.
+struct ErrorContext {
+    /// The command that signs in again with the same settings.
+    var loginCommand = "msal login"
+    /// The per-request timeout in use.
+    var timeout: TimeInterval?
+    /// The way the token was being obtained.
+    var flow: SignInFlow = .silent
+    /// The CA file in use, and where it was named.
+    var caFile: (path: String, source: CAFileSource)?
 }
 
 /// Output, logging and error reporting shared by the commands. Results go to stdout; everything else to stderr.
@@ -81,7 +101,9 @@ enum CLI {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            let (message, code) = describe(error, loginCommand: loginCommand(options), timeout: options.resolvedTimeout)
+            var context = ErrorContext(loginCommand: loginCommand(options), timeout: options.resolvedTimeout)
+            if let path = options.resolvedCAFile, let source = options.caFileSource { context.caFile = (path, source) }
+            let (message, code) = describe(error, context: context)
             err("msal: error: " + message)
             throw ExitCode(code)
         }
@@ -98,34 +120,47 @@ enum CLI {
     }
 
     /// One line for an error, and the exit code it maps to.
-    static func describe(_ error: any Error, loginCommand: String = "msal login",
-                         timeout: TimeInterval? = nil) -> (String, Int32) {
-        if let error = error as? CLIError { return (oneLine(error.message), error.exitCode) }
-        if let error = error as? MSALErrorInfo {
-            var text = oneLine(error.errorDescription)
-            if let oauth = error.oauthError { text += " (\(oauth))" }
-            if let hint = NetworkErrorHint.text(for: error, timeout: timeout) { text += " " + hint }
-            if error.errorDescription.contains("AADSTS65002") || (error.stsErrorCodes ?? []).contains("65002") {
-                text += " This client is one of Microsoft's own and is granted only what it is preauthorized for: ask for "
-                    + "{resource}/.default (as in --scopes https://graph.microsoft.com/.default), or pass --client-id for your "
-                    + "own app registration."
-            }
-            // A device or token-protection policy: only a sign-in through the device's identity broker passes it.
-            let needsBroker = !(error.stsErrorCodes ?? []).filter(["53000", "53001", "53003", "530084"].contains).isEmpty
-            let code = CLIExit.code(for: error)
-            switch code {
-            case CLIExit.interactionRequired where needsBroker:
-                text += " Sign in with `\(loginCommand) --broker` on a device registered with Microsoft Entra (Intune "
-                    + "enrollment installs the Microsoft identity broker)."
-            case CLIExit.interactionRequired: text += " Sign in with `\(loginCommand)`."
-            case CLIExit.signInNotCompleted: break
-            default:
-                if let correlationId = error.correlationId { text += " [correlation id \(correlationId.uuidString)]" }
-            }
-            return (text, code)
+    static func describe(_ error: any Error, loginCommand: String = "msal login", timeout: TimeInterval? = nil) -> (String, Int32) {
+        describe(error, context: ErrorContext(loginCommand: loginCommand, timeout: timeout))
+    }
+
+    /// One line for an error met in `context`, and the exit code it maps to.
+    static func describe(_ error: any Error, context: ErrorContext) -> (String, Int32) {
+        if let failure = error as? SignInFailure {
+            var context = context
+            context.flow = failure.flow
+            return describe(failure.error, context: context)
         }
-        let ns = error as NSError
-        return (oneLine(ns.localizedDescription), CLIExit.failure)
+        if let error = error as? CLIError { return (oneLine(error.message), error.exitCode) }
+        guard let error = error as? MSALErrorInfo else {
+            return (oneLine((error as NSError).localizedDescription), CLIExit.failure)
+        }
+        // The tool's own transport failed (a recorded CA file that is gone): its message says it all.
+        if let own = error.underlyingError as? CLIError { return (oneLine(own.message), own.exitCode) }
+        let codes = (error.stsErrorCodes ?? []) + RefusalAdvice.precedence.filter { error.errorDescription.contains("AADSTS\($0):") }
+        if let advice = RefusalAdvice.advice(codes: codes, flow: context.flow, login: context.loginCommand) {
+            var text = advice.text
+            if advice.exitCode != CLIExit.interactionRequired, let id = error.correlationId {
+                text += " [correlation id \(id.uuidString)]"
+            }
+            return (text, advice.exitCode)
+        }
+        var text = oneLine(error.errorDescription)
+        if let oauth = error.oauthError { text += " (\(oauth))" }
+        if let hint = NetworkErrorHint.text(for: error, timeout: context.timeout, caFile: context.caFile) { text += " " + hint }
+        if error.errorDescription.contains("AADSTS65002") || (error.stsErrorCodes ?? []).contains("65002") {
+            text += " This client is one of Microsoft's own and is granted only what it is preauthorized for: ask for "
+                + "{resource}/.default (as in --scopes https://graph.microsoft.com/.default), or pass --client-id for your "
+                + "own app registration."
+        }
+        let code = CLIExit.code(for: error)
+        switch code {
+        case CLIExit.interactionRequired: text += " Sign in with `\(context.loginCommand)`."
+        case CLIExit.signInNotCompleted: break
+        default:
+            if let correlationId = error.correlationId { text += " [correlation id \(correlationId.uuidString)]" }
+        }
+        return (text, code)
     }
 
     static func oneLine(_ text: String) -> String {

@@ -2,6 +2,21 @@ import ArgumentParser
 import Foundation
 import MSAL
 
+/// Where the CA file in use was named.
+enum CAFileSource: Equatable {
+    case flag, environment, profile(String), record
+
+    /// How an error names it.
+    var name: String {
+        switch self {
+        case .flag: return "--ca-file"
+        case .environment: return "MSAL_CA_FILE"
+        case .profile(let profile): return "the profile \(profile)"
+        case .record: return "the sign-in record"
+        }
+    }
+}
+
 /// Options every command takes; each falls back to an environment variable, then to the profile of the
 /// configuration file (``CLIConfigFile``), then to what the active sign-in was made with (``SignInRecords``, written
 /// by `msal login`; used only when no client id and no authority is given), then to a default.
@@ -89,6 +104,13 @@ struct CommonOptions: ParsableArguments {
         return ToolSettings(given: given, profile: selectedProfile?.profile, records: ProcessConfiguration.signIns)
     }
 
+    /// What asked for the broker when `--broker` was not given: the variable, the profile or the sign-in record.
+    var brokerSource: String {
+        if ToolSettings.Given.environment(environment).broker == true { return "MSAL_BROKER" }
+        if fromProfile.broker == true { return "the profile \(selectedProfile?.name ?? "")" }
+        return "the sign-in record"
+    }
+
     /// The recorded sign-in these options continue (``ToolSettings/recordedSignIn``).
     var recordedSignIn: (homeAccountId: String, entry: SignInRecords.Entry)? { settings.recordedSignIn }
 
@@ -124,6 +146,13 @@ struct CommonOptions: ParsableArguments {
         return value
     }
     var resolvedCAFile: String? { settings.caFile }
+    /// Where ``resolvedCAFile`` comes from (as the settings resolve it); nil when there is none.
+    var caFileSource: CAFileSource? {
+        if caFile != nil { return .flag }
+        if env("MSAL_CA_FILE") != nil { return .environment }
+        if fromProfile.caFile != nil { return .profile(selectedProfile?.name ?? "") }
+        return recordedSignIn?.entry.caFile != nil ? .record : nil
+    }
     /// The Graph endpoint given, else the recorded sign-in's, else the Graph of the authority's cloud.
     var resolvedGraphEndpoint: String { explicitGraphEndpoint ?? ToolDefaults.graph(forAuthority: resolvedAuthority).endpoint }
     var explicitGraphEndpoint: String? { settings.explicitGraphEndpoint }

@@ -10,8 +10,8 @@ struct GraphCommand: AsyncParsableCommand {
         discussion: """
         PATH is relative to the Graph endpoint; v1.0 is added when it names no version. The request is a GET, or a \
         POST when a body is given; -X sets any method. A body is sent as JSON unless -H sets another Content-Type. \
-        The answer is printed as pretty JSON on stdout; an HTTP error exits with 1 after printing the body, with a \
-        hint on stderr naming the command to run (such as `msal login --scopes Mail.Read` for a 403).
+        The answer is printed as pretty JSON on stdout; an HTTP error exits with 1 after printing the body (3 when \
+        the hint on stderr names a sign-in to run, such as `msal login --scopes Mail.Read` for a 403 or a 401).
 
         --paginate follows @odata.nextLink and prints one JSON document: the first page's fields with "value" \
         holding the items of every page. A next link to another origin than the Graph endpoint is refused (exit 1). \
@@ -106,9 +106,11 @@ struct GraphCommand: AsyncParsableCommand {
     /// An HTTP error from Graph: a hint naming what to run on stderr, then exit 1.
     private func check(_ response: MSALHTTPResponse, url: URL) throws {
         guard !(200..<300).contains(response.statusCode) else { return }
-        if let hint = GraphHints.hint(status: response.statusCode, url: url, scopes: options.resolvedScopes) {
-            CLI.err("hint: " + hint)
-        }
-        throw CLIError(message: "Microsoft Graph answered HTTP \(response.statusCode) for \(url.path).")
+        let hint = GraphHints.hint(status: response.statusCode, url: url, scopes: options.resolvedScopes)
+        if let hint { CLI.err("hint: " + hint) }
+        // A hint that names a sign-in is the user's next step: "interaction required", as for the sign-in path.
+        let signIn = hint?.contains("msal login") == true
+        throw CLIError(message: "Microsoft Graph answered HTTP \(response.statusCode) for \(url.path).",
+                       exitCode: signIn ? CLIExit.interactionRequired : CLIExit.failure)
     }
 }

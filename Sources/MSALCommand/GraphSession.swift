@@ -57,6 +57,16 @@ final class GraphSession {
         let request = MSALHTTPRequest(method: method, url: url, headers: fields, body: body,
                                      timeout: MSALGlobalConfig.httpConfig.timeoutIntervalForRequest)
         // The token goes only to the URL's own origin: a redirect elsewhere is followed without it.
-        return try await httpClient.sendFollowingRedirects(request)
+        do {
+            return try await httpClient.sendFollowingRedirects(request)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            // Mapped as the sign-in path maps a transport failure: the kind, and what to try.
+            var info = error as? MSALErrorInfo ?? MSALErrorInfo.transport(error, host: url.host, correlationId: nil)
+            if let own = info.underlyingError as? CLIError { throw own }
+            info.errorDescription = info.errorDescription.replacingOccurrences(of: "The identity provider", with: "Microsoft Graph")
+            throw info
+        }
     }
 }

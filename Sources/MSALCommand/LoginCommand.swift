@@ -60,7 +60,8 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CLI.run(options) {
-            let factory = ApplicationFactory(options: options)
+            var factory = ApplicationFactory(options: options)
+            if factory.usesBroker { factory.usesBroker = try await Self.brokerAnswers(options: options) }
             let httpClient = try factory.makeHTTPClient()
             let application = try factory.makeApplication(httpClient: httpClient)
             // The cache must be usable before the user signs in (a refused cache path fails here, not after).
@@ -70,34 +71,52 @@ struct LoginCommand: AsyncParsableCommand {
                 CLI.err("No client id given: signing in with Microsoft's public client \(ToolDefaults.publicClientId) (the "
                         + "Azure CLI's), for \(options.resolvedScopes.joined(separator: " ")). Pass --client-id for your own app.")
             }
+            let flow: SignInFlow = factory.usesBroker ? .broker : emulatorAutoApprove ? .browser
+                : step.method == .deviceCode ? .deviceCode : step.method == .browser ? .browser : .pasteBack
             let result: MSALResult
-            if emulatorAutoApprove {
-                result = try await autoApprovedSignIn(application, httpClient: httpClient)
-            } else if step.method == .deviceCode, !options.settings.usesBroker {
-                if request == .automatic { CLI.err("No browser can show here (\(step.reason)).") }
-                result = try await Self.deviceCodeSignIn(application, options: options)
-            } else {
-                result = try await Self.browserSignIn(application, step: step, options: options)
+            do {
+                if emulatorAutoApprove {
+                    result = try await autoApprovedSignIn(application, httpClient: httpClient)
+                } else if flow == .deviceCode {
+                    if request == .automatic { CLI.err("No browser can show here (\(step.reason)).") }
+                    result = try await Self.deviceCodeSignIn(application, options: options)
+                } else {
+                    result = try await Self.browserSignIn(application, step: step, options: options)
+                }
+            } catch {
+                throw SignInFailure(flow: flow, error: error)
             }
             if let failure = result.metadata.cacheWriteFailure {
                 throw CLIError(message: "Signed in as \(result.account.username ?? "(unknown)"), but the sign-in could not "
                                + "be saved to the token cache: \(failure)")
             }
             try factory.activate(result.account)
-            try factory.record(result.account)
+            try factory.record(result.account, throughBroker: result.metadata.tokenSource == .broker)
             if options.wantsJSON {
                 CLI.out(CLI.jsonLine(Describe.signIn(result)))
             } else {
                 let through = result.metadata.tokenSource == .broker ? " through the identity broker" : ""
                 CLI.out("Signed in as \(result.account.username ?? result.account.identifier ?? "(unknown)")\(through).")
-                if options.settings.usesBroker, result.metadata.tokenSource != .broker {
-                    CLI.err("No identity broker answered on the session bus: signed in without it.")
-                }
                 let protection = factory.cache.protectionSummary
                 CLI.err("The sign-in is in \(protection.location) (\(protection.tier), "
                         + "\(protection.encrypted ? "encrypted" : "not encrypted")): \(protection.lifetime).")
             }
         }
+    }
+
+    /// Whether the device's identity broker answers, asked before a sign-in that is to use it. When `--broker` was
+    /// given and none answers, the sign-in fails at once (exit 69) with why and what to do; when the broker was
+    /// asked for by MSAL_BROKER, the profile or the sign-in record, the sign-in goes on without it, saying so first.
+    static func brokerAnswers(options: CommonOptions) async throws -> Bool {
+        guard let reason = await BrokerStatus.unavailability() else { return true }
+        if options.broker {
+            throw CLIError(message: "--broker: no identity broker answers (\(reason)). Install and start the Microsoft identity "
+                           + "broker (Intune enrollment does), or on a machine without one sign in without --broker: "
+                           + CLI.loginCommand(options), exitCode: CLIExit.unavailable)
+        }
+        CLI.err("No identity broker answers (\(reason)); the broker was asked for by \(options.brokerSource), so signing in "
+                + "without it.")
+        return false
     }
 
     /// The sign-in the ladder chooses here (browser, pasted redirect, or device code), without a flag choosing:
@@ -143,45 +162,24 @@ struct LoginCommand: AsyncParsableCommand {
         let countdown = Countdown()
         defer { countdown.stop() }
         let parameters = MSALDeviceCodeParameters(scopes: options.resolvedScopes)
-        do {
-            // Two steps: show the code, then await the result (the first poll goes out at once).
-            let flow = try await application.startDeviceCodeFlow(with: parameters)
-            let code = flow.deviceCode
-            if json {
-                CLI.err(CLI.jsonLine(["user_code": code.userCode, "verification_uri": code.verificationURI.absoluteString,
-                                      "message": code.message, "expires_in": ExternalNumber.clampedInteger(code.expiresIn)]))
-            } else {
-                CLI.err(code.message)
-                countdown.start(until: code.expiresOn)
+        // Two steps: show the code, then await the result (the first poll goes out at once).
+        let flow = try await application.startDeviceCodeFlow(with: parameters)
+        let code = flow.deviceCode
+        if json {
+            CLI.err(CLI.jsonLine(["user_code": code.userCode, "verification_uri": code.verificationURI.absoluteString,
+                                  "message": code.message, "expires_in": ExternalNumber.clampedInteger(code.expiresIn)]))
+        } else {
+            CLI.err(code.message)
+            if !countdown.start(until: code.expiresOn) {
+                // No terminal for a countdown: say once how long the wait lasts.
+                let minutes = max(1, (ExternalNumber.clampedInteger(code.expiresIn) + 59) / 60)
+                let host = URL(string: options.resolvedAuthority)?.host ?? ""
+                let emulator = ["127.0.0.1", "localhost", "::1"].contains(host)
+                    ? " An emulator started with --auto-approve <user> approves it at once." : ""
+                CLI.err("Waiting up to \(minutes) min for the code to be entered (Ctrl-C stops).\(emulator)")
             }
-            return try await flow.result()
-        } catch let error as MSALErrorInfo where ConditionalAccess.blocksDeviceCode(error) {
-            throw CLIError(message: "Your organization's Conditional Access policy blocks the device code flow ("
-                           + "\(ConditionalAccess.codes(error))). Sign in with a browser instead; on a machine without one, "
-                           + "run `msal login --no-browser` and paste back the address the browser ends on.")
         }
-    }
-}
-
-/// Conditional Access answers that block a sign-in flow (AADSTS53000–53004: device not compliant or not joined,
-/// app not approved, access blocked by policy, blocked by token protection).
-enum ConditionalAccess {
-    static let blockingCodes: Set<String> = ["53000", "53001", "53002", "53003", "53004", "530033", "530034"]
-
-    static func blocksDeviceCode(_ error: MSALErrorInfo) -> Bool {
-        !matchingCodes(error).isEmpty
-    }
-
-    static func codes(_ error: MSALErrorInfo) -> String {
-        matchingCodes(error).map { "AADSTS" + $0 }.joined(separator: ", ")
-    }
-
-    private static func matchingCodes(_ error: MSALErrorInfo) -> [String] {
-        var found = (error.stsErrorCodes ?? []).filter(blockingCodes.contains)
-        if found.isEmpty {
-            found = blockingCodes.sorted().filter { error.errorDescription.contains("AADSTS\($0):") }
-        }
-        return found
+        return try await flow.result()
     }
 }
 
@@ -189,8 +187,10 @@ enum ConditionalAccess {
 final class Countdown: Sendable {
     private let running = LockedBox<Task<Void, Never>?>(nil)
 
-    func start(until expiresOn: Date) {
-        guard isatty(STDERR_FILENO) == 1 else { return }
+    /// Starts the line; false when stderr is not a terminal (no line shown).
+    @discardableResult
+    func start(until expiresOn: Date) -> Bool {
+        guard isatty(STDERR_FILENO) == 1 else { return false }
         let task = Task.detached {
             while !Task.isCancelled {
                 let remaining = max(0, ExternalNumber.clampedInteger(expiresOn.timeIntervalSinceNow))
@@ -201,6 +201,7 @@ final class Countdown: Sendable {
             }
         }
         running.set(task)
+        return true
     }
 
     func stop() {

@@ -25,23 +25,41 @@ struct LogoutCommand: AsyncParsableCommand {
             let factory = ApplicationFactory(options: options)
             let application = try factory.makeApplication()
             let signedIn = try application.allAccounts()
+            let recorded = options.recordedSignIn
+            // The recorded sign-in's account is no longer in its cache (signed out by another tool, the cache
+            // removed): forget the record, so the next most recent sign-in becomes active.
+            if !all, options.resolvedAccount == nil, let recorded,
+               !signedIn.contains(where: { $0.identifier == recorded.homeAccountId }) {
+                try factory.forgetRecord(of: recorded.homeAccountId)
+                let name = recorded.entry.username ?? recorded.homeAccountId
+                report([name], text: "\(name) was no longer in the token cache; forgot its sign-in.")
+                return
+            }
             // Nobody signed in is not an error for logout: there is nothing to do, and nothing to sign in for.
             let accounts = all || (signedIn.isEmpty && options.resolvedAccount == nil)
                 ? signedIn : [try factory.selectAccount(in: application)]
             let active = factory.activeAccountId
             for account in accounts {
                 _ = try await application.signout(with: account, signoutParameters: MSALSignoutParameters())
-                factory.forgetRecord(of: account)
+                if let id = account.identifier { try factory.forgetRecord(of: id) }
                 if account.identifier == active, let key = factory.activeAccountKey {
                     try? ActiveAccountStore(environment: ProcessConfiguration.environment).setActive(nil, for: key)
                 }
             }
             let names = accounts.map { $0.username ?? $0.identifier ?? "" }
-            if options.wantsJSON {
-                CLI.out(CLI.jsonLine(["signed_out": names]))
-            } else {
-                CLI.out(names.isEmpty ? "No account is signed in; nothing to sign out." : "Signed out \(names.joined(separator: ", ")).")
+            var text = names.isEmpty ? "No account is signed in; nothing to sign out." : "Signed out \(names.joined(separator: ", "))."
+            if !names.isEmpty, let next = SignInRecords.load(ProcessConfiguration.signInsFile).entry(named: nil) {
+                text += " Active account now: \(next.entry.username ?? next.homeAccountId)."
             }
+            report(names, text: text)
+        }
+    }
+
+    private func report(_ names: [String], text: String) {
+        if options.wantsJSON {
+            CLI.out(CLI.jsonLine(["signed_out": names]))
+        } else {
+            CLI.out(text)
         }
     }
 }

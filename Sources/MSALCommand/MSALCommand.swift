@@ -26,7 +26,10 @@ struct MSALCommand: AsyncParsableCommand {
         Results go to stdout, messages and logs to stderr. Only `msal token` prints a token.
 
         Exit codes: 0 success; 1 failure; 3 interaction required (no account, or the user must sign in again: run \
-        `msal login`); 4 sign-in not completed (cancelled, declined, or the device code expired); 64 usage error.
+        `msal login`, \
+        with the exact command printed); 4 sign-in not completed (cancelled, declined, or the device code expired); 64 \
+        usage error (an option or its value malformed, a CA file that cannot be read); 69 unavailable (--broker with no \
+        identity broker answering).
 
         Examples:
           msal demo

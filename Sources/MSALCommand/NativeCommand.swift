@@ -154,7 +154,7 @@ struct NativeSession {
         try factory.activate(account)
         let name = account.username ?? account.identifier ?? "(unknown)"
         let replaced = previousAccounts.filter { $0.identifier != account.identifier }
-        for previous in replaced { factory.forgetRecord(of: previous) }
+        for previous in replaced { if let id = previous.identifier { try? factory.forgetRecord(of: id) } }
         let replacedNames = replaced.map { $0.username ?? $0.identifier ?? "(unknown)" }
         if options.wantsJSON {
             var object: [String: Any] = ["username": name, "home_account_id": account.identifier ?? ""]

@@ -26,6 +26,14 @@ struct SwitchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CLI.run(options) {
+            // An account with a sign-in record is looked for with the settings it was signed in with (its client id,
+            // authority, cache), not the active one's.
+            var options = options
+            if let target, options.resolvedAccount == nil, let recorded = options.settings.records.entry(named: target) {
+                var named = options
+                named.account = recorded.homeAccountId
+                if named.recordedSignIn != nil { options = named }
+            }
             let factory = ApplicationFactory(options: options)
             let application = try factory.makeApplication()
             let accounts = try application.allAccounts()
@@ -51,7 +59,7 @@ struct SwitchCommand: AsyncParsableCommand {
                                + "`msal switch \(names.first ?? "ACCOUNT")`.", exitCode: 64)
             }
             try factory.activate(chosen)
-            try factory.record(chosen)
+            try factory.recordSwitch(to: chosen)
             if options.wantsJSON {
                 CLI.out(CLI.jsonLine(["active_account": Describe.account(chosen)]))
             } else {

@@ -92,7 +92,7 @@ extension EmulatorCore {
             chosen = auto
         } else {
             throw BrokerFailure(status: BrokerFailure.incorrectConfiguration, errorCode: 0,
-                                context: "No one approves sign-ins on the emulated broker: configure autoApproveUsername, or run it on a terminal.")
+                                context: "No one approves sign-ins on the emulated broker: start it with --auto-approve <user> (configuration: autoApproveUsername), or on a terminal.")
         }
         if broker.cancelled.remove(correlationId.lowercased()) != nil || chosen == nil {
             throw BrokerFailure(status: BrokerFailure.userCanceled, errorCode: 0, context: "User canceled the sign-in.")

@@ -117,14 +117,6 @@ struct StatusProfileCommandTests {
                                         withTenant: "x") == nil)
         #expect(CommonOptions.authority("https://login.microsoftonline.com", withTenant: "x") == nil)
     }
-
-    @Test func conditionalAccessBlockOfTheDeviceCodeFlowIsRecognized() {
-        var blocked = MSALErrorInfo(.internal, description: "AADSTS53003: Access has been blocked by Conditional Access policies.")
-        #expect(ConditionalAccess.blocksDeviceCode(blocked))
-        blocked.stsErrorCodes = ["53003"]
-        #expect(ConditionalAccess.codes(blocked) == "AADSTS53003")
-        #expect(!ConditionalAccess.blocksDeviceCode(MSALErrorInfo(.internal, description: "AADSTS70016: pending")))
-    }
 }
 
 /// `~` in a path the user gives is their `$HOME`, as a shell reads it (Foundation on Linux would use the account's

@@ -23,11 +23,15 @@ package struct SignInRecords: Sendable, Equatable {
         package var knownAuthorities: [String]?
         /// Signed in through the device's identity broker.
         package var broker: Bool?
+        /// When the sign-in was last made active, as a counter over all records (higher is more recent): after the
+        /// active account signs out, the most recent other one becomes active.
+        package var recency: Int?
 
         package init(username: String?, clientId: String, authority: String, caFile: String? = nil,
                      graphEndpoint: String? = nil, cache: String? = nil, knownAuthorities: [String]? = nil,
-                     broker: Bool? = nil) {
+                     broker: Bool? = nil, recency: Int? = nil) {
             self.broker = broker
+            self.recency = recency
             self.username = username
             self.clientId = clientId
             self.authority = authority
@@ -80,7 +84,7 @@ package struct SignInRecords: Sendable, Equatable {
                 username: fields["username"] as? String, clientId: clientId, authority: authority,
                 caFile: fields["ca_file"] as? String, graphEndpoint: fields["graph_endpoint"] as? String,
                 cache: fields["cache"] as? String, knownAuthorities: fields["known_authorities"] as? [String],
-                broker: fields["broker"] as? Bool)
+                broker: fields["broker"] as? Bool, recency: fields["recency"] as? Int)
         }
         return records
     }
@@ -97,6 +101,7 @@ package struct SignInRecords: Sendable, Equatable {
             fields["cache"] = entry.cache
             fields["known_authorities"] = entry.knownAuthorities
             if entry.broker == true { fields["broker"] = true }
+            fields["recency"] = entry.recency
             return fields
         }
         do {

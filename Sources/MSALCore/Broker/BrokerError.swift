@@ -42,7 +42,10 @@ package struct BrokerError: Sendable, Equatable {
     /// The MSAL error for this broker error; its description names the broker's context and numbers, as MSAL for
     /// Python words a broker error ("<context>. Status: …, Error code: …, Tag: …").
     package func errorInfo(correlationId: UUID?) -> MSALErrorInfo {
-        let words = (context.isEmpty ? "The broker failed" : "The broker failed: \(context)")
+        // A context that ends its own sentence gets no second period.
+        let trimmed = context.trimmingCharacters(in: .whitespaces)
+        let sentence = trimmed.hasSuffix(".") || trimmed.hasSuffix("!") || trimmed.hasSuffix("?") ? String(trimmed.dropLast()) : trimmed
+        let words = (sentence.isEmpty ? "The broker failed" : "The broker failed: \(sentence)")
             + ". Status: \(status), Error code: \(errorCode), Tag: \(tag)."
         if subStatus == Self.protectionPolicyRequired {
             return MSALErrorInfo(.serverProtectionPoliciesRequired, description: words, correlationId: correlationId)
