@@ -61,12 +61,35 @@ struct StatusCommand: AsyncParsableCommand {
                 object["profile"] = options.selectedProfile?.name ?? NSNull()
                 object["broker"] = broker.json
                 object["active_account"] = active.map(Describe.account) ?? NSNull()
+                if let caFile = caFileState { object["ca_file"] = ["path": caFile.path, "source": caFile.source.name, "readable": caFile.readable] }
+                if let gone = goneSignIn(accounts) { object["recorded_sign_in_missing"] = gone }
                 CLI.out(CLI.jsonLine(object))
                 return
             }
             printText(accounts: described, protection: protection, now: now)
+            if let gone = goneSignIn(accounts) {
+                CLI.out("The active sign-in (\(gone)) is no longer in this cache: sign in again with `msal login`.")
+            }
+            if let caFile = caFileState, !caFile.readable {
+                CLI.out("CA file: \(caFile.path) (from \(caFile.source.name)) cannot be read: requests fail until you sign in "
+                        + "with a CA file that can (msal login --authority <authority> --ca-file <CA file>).")
+            }
             CLI.out(broker.line)
         }
+    }
+
+    /// The CA file in use, where it was named, and whether it can be read as PEM certificates.
+    private var caFileState: (path: String, source: CAFileSource, readable: Bool)? {
+        guard let path = options.resolvedCAFile, let source = options.caFileSource else { return nil }
+        let roots = ToolDefaults.trustRootsPEM(at: path, home: ProcessConfiguration.environment["HOME"])
+        return (roots.path, source, roots.pem != nil)
+    }
+
+    /// The user name (or id) of the recorded active sign-in when its account is not among `accounts`.
+    private func goneSignIn(_ accounts: [MSALAccount]) -> String? {
+        guard let recorded = options.recordedSignIn,
+              !accounts.contains(where: { $0.identifier == recorded.homeAccountId }) else { return nil }
+        return recorded.entry.username ?? recorded.homeAccountId
     }
 
     private func printText(accounts: [[String: Any]], protection: CacheChoice.ProtectionSummary, now: Date) {

@@ -49,7 +49,7 @@ struct RequestedScopes: Sendable, Equatable {
             let name: String
             if scope.contains("/") {
                 let (resource, scopeName) = split(scope)
-                guard let found = apis.first(where: { $0.identifier.lowercased() == resource.lowercased() || $0.appId == resource.lowercased() })
+                guard let found = apis.first(where: { $0.names(resource) })
                     ?? applications.first(where: { $0.clientId == resource.lowercased() }).map({ EmulatedAPI(identifier: $0.clientId, appId: $0.clientId, scopes: []) })
                 else {
                     throw EntraError(error: "invalid_resource", code: 500011, message: "The resource principal named \(resource) was not found in the tenant.")
@@ -80,6 +80,21 @@ struct RequestedScopes: Sendable, Equatable {
 }
 
 extension EmulatedAPI {
+    /// Whether `resource` names this API: its identifier (a trailing slash or not, any case), its application id, or
+    /// for Azure Resource Manager any of its service principal names (`https://management.azure.com` as much as
+    /// `https://management.core.windows.net/`), which Entra resolves in every tenant.
+    func names(_ resource: String) -> Bool {
+        func normalized(_ text: String) -> String {
+            var text = text.lowercased()
+            while text.hasSuffix("/") { text.removeLast() }
+            return text
+        }
+        let wanted = normalized(resource)
+        if normalized(identifier) == wanted || appId == wanted { return true }
+        return appId == EmulatorConfiguration.resourceManagerAppId
+            && EmulatorConfiguration.resourceManagerAudiences.contains { normalized($0) == wanted }
+    }
+
     /// How a scope of this API appears in `scope` and `scp`: Graph uses short names, other APIs full names in `scope`.
     func responseScope(_ name: String) -> String {
         identifier == EmulatorConfiguration.graphResource ? name : "\(identifier)/\(name)"
