@@ -97,6 +97,8 @@ swift build --traits Tools --build-tests
 phase "swift build --build-tests"
 # Every Swift snippet of README, docs/ and the DocC articles, compiled as written against what was just built.
 python3 scripts/check-snippets.py
+# README's dependency line, resolved as an app's manifest writes it (a clone named as the published repository).
+python3 scripts/check-dependency-line.py
 if ! wait "$azure_install"; then
     cat "$azure_log" >&2
     echo "error: the Azure CLI and azure-identity could not be installed" >&2

@@ -64,8 +64,7 @@ public final class GraphTutorial {
             return false
         }
         initWebViewParams()
-        await loadCurrentAccount()
-        await callGraphAPI()   // no account yet: interactive
+        await callGraphAPI()   // no account yet (loaded first, as the view loads it): interactive
         await callGraphAPI()   // signed in: silent
         await getDeviceMode()
         await signOut()
@@ -147,7 +146,9 @@ public final class GraphTutorial {
         do {
             let result = try await applicationContext.acquireTokenSilent(with: parameters)
             accessToken = result.accessToken
-            updateLogging(text: "Refreshed Access token acquired silently (\(accessToken.count) characters, not shown), expires \(result.expiresOn.map { "\($0)" } ?? "?")")
+            // A valid cached token costs no request; only a token past (or near) its expiry is refreshed.
+            let how = result.metadata.tokenSource == .cache ? "found in the cache" : "refreshed"
+            updateLogging(text: "Access token \(how), silently (\(accessToken.count) characters, not shown), expires \(result.expiresOn.map { "\($0)" } ?? "?")")
             await getContentWithToken()
         } catch let error as MSALErrorInfo where error.code == .interactionRequired {
             // The refresh token expired or was revoked, the password changed, ...: sign in again.

@@ -66,10 +66,13 @@ struct CommandLineTests {
         let output = try await runner.run(["demo"])
         #expect(output.status == 0, "stderr: \(output.stderr)")
         for text in ["Account signed out", "Access token acquired interactively", "Result from Graph", "userPrincipalName",
-                     "Refreshed Access token acquired silently", "Device is in the private mode", "Sign out completed successfully",
+                     "Access token found in the cache, silently", "Device is in the private mode", "Sign out completed successfully",
                      "Demo completed."] {
             #expect(output.stdout.contains(text), "demo output should contain \(text)")
         }
+        // Each step once: no line printed twice.
+        let steps = output.stdout.split(separator: "\n").filter { $0.hasPrefix("[") }.map { $0.split(separator: "#", maxSplits: 1).last.map { $0.drop { $0 != " " } } ?? "" }
+        #expect(zip(steps, steps.dropFirst()).allSatisfy { $0 != $1 }, "\(output.stdout)")
         // JWTs start with "eyJ": no token is printed anywhere.
         #expect(!output.stdout.contains("eyJ") && !output.stderr.contains("eyJ"))
         // The real cache location under the temporary HOME stays untouched.
