@@ -1,6 +1,6 @@
 // The stand-in's in-memory keychain behind the SecItem functions (not Apple API): generic-password items in access
-// groups the app is entitled to, matched on the attributes a query names, with the status codes the keychain
-// returns. Tests arrange entitlements and failures through it and read back what was stored.
+// groups the app is entitled to, and keys and certificates a test places (with their references), matched on the
+// attributes a query names, with the status codes the keychain returns. Tests arrange entitlements and failures through it and read back what was stored.
 
 public import Foundation
 
@@ -16,6 +16,10 @@ public final class SurfaceKeychain: @unchecked Sendable {
         /// Whether the item is in the data-protection keychain (always on iOS; on macOS only when added with
         /// `kSecUseDataProtectionKeychain`, else it is in the file-based keychain, which other queries do not see).
         public var inDataProtectionKeychain: Bool
+        /// The item's class (`kSecClass`): a generic password unless a test placed a key or certificate.
+        public var itemClass: String = kSecClassGenericPassword as String
+        /// A key's `SecKey` or a certificate's `SecCertificate` (`kSecValueRef`).
+        public var reference: AnyObject?
 
         public var accessGroup: String? { attributes[kSecAttrAccessGroup as String] as? String }
         public var account: String? { attributes[kSecAttrAccount as String] as? String }
@@ -45,6 +49,23 @@ public final class SurfaceKeychain: @unchecked Sendable {
     /// The next calls (one status per call) fail with these statuses instead of running.
     public func failNextCalls(with statuses: [OSStatus]) {
         lock.withLock { failures += statuses }
+    }
+
+    /// Places a key (`kSecClassKey`, `reference` a ``SecKey``) or a certificate (`kSecClassCertificate`, a
+    /// ``SecCertificate``) with `attributes`, in the data-protection keychain or (macOS) the file-based one; an item
+    /// of the file-based keychain has no access group.
+    public func surfacePlace(_ itemClass: CFString, attributes: [String: Any], reference: AnyObject, dataProtection: Bool = true) {
+        lock.withLock {
+            var item = Item(attributes: attributes, data: nil, inDataProtectionKeychain: dataProtection)
+            item.itemClass = itemClass as String
+            item.reference = reference
+            items.append(item)
+        }
+    }
+
+    /// Places a generic password with `attributes` and `data` (test control), as another app of the team wrote it.
+    public func surfacePlacePassword(attributes: [String: Any], data: Data? = nil, dataProtection: Bool = true) {
+        lock.withLock { items.append(Item(attributes: attributes, data: data, inDataProtectionKeychain: dataProtection)) }
     }
 
     /// Every stored item, in the order they were added.
@@ -87,12 +108,20 @@ public final class SurfaceKeychain: @unchecked Sendable {
             guard status == errSecSuccess else { return status }
             let returnData = fields[kSecReturnData as String] as? Bool ?? false
             let returnAttributes = fields[kSecReturnAttributes as String] as? Bool ?? false
+            let returnRef = fields[kSecReturnRef as String] as? Bool ?? false
             let all = fields[kSecMatchLimit as String] as? String == kSecMatchLimitAll as String
             let results: [AnyObject] = matched.map { item in
-                if returnAttributes { return Self.attributesObject(item, data: returnData) }
+                if returnAttributes {
+                    let object = Self.attributesObject(item, data: returnData)
+                    guard returnRef, let reference = item.reference else { return object }
+                    let withReference = NSMutableDictionary(dictionary: object)
+                    withReference[kSecValueRef as String] = reference
+                    return withReference
+                }
+                if returnRef, let reference = item.reference { return reference }
                 return (item.data ?? Data()) as NSData
             }
-            if returnData || returnAttributes {
+            if returnData || returnAttributes || returnRef {
                 result?.pointee = all ? results as NSArray : results[0]
             }
             return errSecSuccess
@@ -143,10 +172,15 @@ public final class SurfaceKeychain: @unchecked Sendable {
         if let group = fields[kSecAttrAccessGroup as String] as? String, !entitled.contains(group) {
             return ([], errSecMissingEntitlement)
         }
-        guard fields[kSecClass as String] as? String == kSecClassGenericPassword as String else { return ([], errSecParam) }
+        let itemClass = fields[kSecClass as String] as? String ?? ""
+        guard [kSecClassGenericPassword, kSecClassKey, kSecClassCertificate].contains(where: { $0 as String == itemClass }) else {
+            return ([], errSecParam)
+        }
         let dataProtection = Self.dataProtection(fields)
+        // The file-based keychain (macOS) has no access groups: its items are the user's, readable by the app.
         let found = items.filter {
-            $0.inDataProtectionKeychain == dataProtection && entitled.contains($0.accessGroup ?? "") && Self.matches($0, fields)
+            $0.itemClass == itemClass && $0.inDataProtectionKeychain == dataProtection
+                && (!$0.inDataProtectionKeychain || entitled.contains($0.accessGroup ?? "")) && Self.matches($0, fields)
         }
         return (found, found.isEmpty ? errSecItemNotFound : errSecSuccess)
     }
@@ -162,7 +196,8 @@ public final class SurfaceKeychain: @unchecked Sendable {
     }
 
     private static let matchedAttributes = [kSecAttrAccessGroup, kSecAttrAccount, kSecAttrService, kSecAttrGeneric,
-                                            kSecAttrType].map { $0 as String }
+                                            kSecAttrType, kSecAttrApplicationTag, kSecAttrApplicationLabel,
+                                            kSecAttrPublicKeyHash, kSecAttrKeySizeInBits].map { $0 as String }
 
     private static func matches(_ item: Item, _ fields: [String: Any]) -> Bool {
         for key in matchedAttributes {
@@ -192,7 +227,7 @@ public final class SurfaceKeychain: @unchecked Sendable {
 
     private static func attributesObject(_ item: Item, data: Bool) -> NSDictionary {
         var attributes = item.attributes
-        attributes[kSecClass as String] = kSecClassGenericPassword
+        attributes[kSecClass as String] = item.itemClass
         if data { attributes[kSecValueData as String] = item.data ?? Data() }
         return attributes as NSDictionary
     }

@@ -80,6 +80,10 @@ extension MSALPlatformServices {
         // Microsoft's Enterprise SSO extension, asked first where an MDM profile configured it.
         services.ssoExtension = MSALSSOExtensionAuthorization()
         #endif
+        #if canImport(Security)
+        // The device's registration where Authenticator and Company Portal keep it (PKeyAuth, device tokens).
+        services.workplaceJoin = MSALKeychainWorkplaceJoinStore()
+        #endif
         #if os(Linux)
         // The Microsoft identity broker on the session bus, used only when the configuration turns it on
         // (MSALBrokerOptions.enabledOnLinux).

@@ -93,7 +93,7 @@ extension EmulatorCore {
               registration.publicKey.rawRepresentation == key.rawRepresentation else {
             throw EntraError(error: "invalid_grant", code: 1000707, message: "The device object was not found in the tenant's directory.")
         }
-        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature),
+        guard let signature = P256.Signing.ECDSASignature.fromDeviceJWT(jwt.signature),
               key.isValidSignature(signature, for: jwt.signingInput) else {
             throw EntraError(error: "invalid_grant", code: 50012, message: "The device token request's signature is not valid.")
         }

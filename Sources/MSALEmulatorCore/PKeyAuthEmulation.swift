@@ -111,7 +111,7 @@ extension EmulatorCore {
               let der = Data(base64Encoded: first), let certificate = try? Certificate(derEncoded: Array(der)),
               let key = P256.Signing.PublicKey(certificate.publicKey),
               let registration = broker.registration, registration.publicKey.rawRepresentation == key.rawRepresentation,
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature),
+              let signature = P256.Signing.ECDSASignature.fromDeviceJWT(jwt.signature),
               key.isValidSignature(signature, for: jwt.signingInput) else { throw invalid }
         guard jwt.claims["nonce"] as? String == issued.nonce,
               (jwt.claims["aud"] as? String)?.lowercased() == audience.lowercased() else { throw invalid }

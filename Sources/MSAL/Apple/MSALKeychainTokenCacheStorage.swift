@@ -105,8 +105,19 @@ public final class MSALKeychainTokenCacheStorage: MSALTokenCacheStorage, @unchec
     /// the default access group of a marker item (added once if missing).
     func accessGroup() throws -> String {
         if let known = state.withLock({ $0.accessGroup }) { return known }
-        var query = baseQuery()
-        query[kSecAttrAccount as String] = Self.teamIdHintAccount
+        let teamId = try Self.teamId(dataProtection: usesDataProtectionKeychain, group: keychainSharingGroup)
+        let group = "\(teamId).\(keychainSharingGroup)"
+        state.withLock { $0.accessGroup = group }
+        return group
+    }
+
+    /// The app's team id, read as MSAL for iOS/macOS reads it (`MSIDKeychainUtil`): the prefix of the default access
+    /// group of a marker item (`SDK.ObjC.teamIDHint`, added once if missing). `group` names the sharing group an
+    /// error's advice mentions.
+    static func teamId(dataProtection: Bool, group: String) throws -> String {
+        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
+        if dataProtection { query[kSecUseDataProtectionKeychain as String] = kCFBooleanTrue }
+        query[kSecAttrAccount as String] = teamIdHintAccount
         query[kSecAttrService as String] = ""
         query[kSecReturnAttributes as String] = kCFBooleanTrue
         var result: CFTypeRef?
@@ -115,16 +126,14 @@ public final class MSALKeychainTokenCacheStorage: MSALTokenCacheStorage, @unchec
             query[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
             status = SecItemAdd(query as CFDictionary, &result)
         }
-        guard status == errSecSuccess else { throw Self.error(status, "team id lookup", group: keychainSharingGroup) }
+        guard status == errSecSuccess else { throw error(status, "team id lookup", group: group) }
         guard let attributes = result as? [String: Any],
               let defaultGroup = attributes[kSecAttrAccessGroup as String] as? String,
               let teamId = defaultGroup.split(separator: ".").first, !teamId.isEmpty else {
             throw MSALErrorInfo.internal(.internalErrorUnexpected,
                                          "The keychain did not report the app's default access group (team id).")
         }
-        let group = "\(teamId).\(keychainSharingGroup)"
-        state.withLock { $0.accessGroup = group }
-        return group
+        return String(teamId)
     }
 
     /// Every cache entry item of the group (other items are skipped).

@@ -6,7 +6,8 @@ import Crypto
 public protocol MSALDeviceRegistrationKey: Sendable {
     /// The JWS algorithm of its signatures: `ES256` for a P-256 key, `RS256` for an RSA key.
     var algorithm: String { get }
-    /// The JWS signature of `data` (for `ES256` the 64-byte `r || s`, for `RS256` PKCS #1 v1.5 with SHA-256).
+    /// The signature of `data` with SHA-256: for `RS256` PKCS #1 v1.5; for `ES256` the JWS form (64-byte `r || s`)
+    /// or, as MSAL for iOS/macOS's keychain keys sign (`SecKeyCreateSignature` with X9.62), its DER form.
     func signature(for data: Data) throws -> Data
 }
 
