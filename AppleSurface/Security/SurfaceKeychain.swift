@@ -111,13 +111,7 @@ public final class SurfaceKeychain: @unchecked Sendable {
             let returnRef = fields[kSecReturnRef as String] as? Bool ?? false
             let all = fields[kSecMatchLimit as String] as? String == kSecMatchLimitAll as String
             let results: [AnyObject] = matched.map { item in
-                if returnAttributes {
-                    let object = Self.attributesObject(item, data: returnData)
-                    guard returnRef, let reference = item.reference else { return object }
-                    let withReference = NSMutableDictionary(dictionary: object)
-                    withReference[kSecValueRef as String] = reference
-                    return withReference
-                }
+                if returnAttributes { return Self.attributesObject(item, data: returnData, reference: returnRef) }
                 if returnRef, let reference = item.reference { return reference }
                 return (item.data ?? Data()) as NSData
             }
@@ -225,8 +219,9 @@ public final class SurfaceKeychain: @unchecked Sendable {
         return fields
     }
 
-    private static func attributesObject(_ item: Item, data: Bool) -> NSDictionary {
+    private static func attributesObject(_ item: Item, data: Bool, reference: Bool = false) -> NSDictionary {
         var attributes = item.attributes
+        if reference, let object = item.reference { attributes[kSecValueRef as String] = object }
         attributes[kSecClass as String] = item.itemClass
         if data { attributes[kSecValueData as String] = item.data ?? Data() }
         return attributes as NSDictionary

@@ -1,5 +1,5 @@
 #if canImport(Security)
-public import Foundation
+import Foundation
 import Security
 
 /// The device's registration (workplace join) where Microsoft Authenticator and Company Portal keep it and MSAL for
