@@ -67,7 +67,9 @@ struct EmulatorResponder: HTTPResponder {
             return Response(status: .ok)
         }
         var response: EmulatorResponse
-        if let status = fault?.status, (100...599).contains(status) {
+        if let refusal = fault?.entraErrorResponse(emulatorRequest, clock: core.clock) {
+            response = refusal
+        } else if let status = fault?.status, (100...599).contains(status) {
             response = .json([
                 "error": status >= 500 ? "server_error" : "temporarily_unavailable",
                 "error_description": "AADSTS90033: A transient error has occurred (fault injected by the emulator). Please try again.",

@@ -31,7 +31,8 @@ public enum EmulatorEndpoint: String, Codable, Sendable, CaseIterable {
 /// A fault to inject into an endpoint's responses, for reliability tests.
 ///
 /// JSON form: `{"endpoint": "token", "status": 503, "retryAfter": 2, "latencyMilliseconds": 100,
-/// "malformedBody": false, "dropConnection": false, "count": 1}`.
+/// "malformedBody": false, "dropConnection": false, "count": 1}`; a policy refusal: `{"endpoint": "token", "errorCode": 53003,
+/// "error": "access_denied"}`.
 public struct FaultRule: Codable, Sendable, Equatable {
     /// Which endpoint the rule applies to.
     public var endpoint: EmulatorEndpoint
@@ -47,12 +48,20 @@ public struct FaultRule: Codable, Sendable, Equatable {
     public var dropConnection: Bool
     /// How many requests the rule affects (`nil`: all of them).
     public var count: Int?
+    /// Answer with Entra's error of this AADSTS code (HTTP `status`, else 400), as a policy refusal reaches a
+    /// client: `error` (else `interaction_required`), `error_description` starting `AADSTS<code>:`, `error_codes`.
+    public var errorCode: Int?
+    /// The OAuth `error` of an ``errorCode`` answer.
+    public var error: String?
 
     /// Creates a fault rule.
     public init(
         endpoint: EmulatorEndpoint, status: Int? = nil, latencyMilliseconds: Int? = nil, retryAfter: Int? = nil,
-        malformedBody: Bool = false, dropConnection: Bool = false, count: Int? = nil
+        malformedBody: Bool = false, dropConnection: Bool = false, count: Int? = nil, errorCode: Int? = nil,
+        error: String? = nil
     ) {
+        self.errorCode = errorCode
+        self.error = error
         self.endpoint = endpoint
         self.status = status
         self.latencyMilliseconds = latencyMilliseconds
@@ -63,7 +72,7 @@ public struct FaultRule: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case endpoint, status, latencyMilliseconds, retryAfter, malformedBody, dropConnection, count
+        case endpoint, status, latencyMilliseconds, retryAfter, malformedBody, dropConnection, count, errorCode, error
     }
 
     /// Decodes a rule; `endpoint` is required, everything else optional.
@@ -76,6 +85,17 @@ public struct FaultRule: Codable, Sendable, Equatable {
         malformedBody = try c.decodeIfPresent(Bool.self, forKey: .malformedBody) ?? false
         dropConnection = try c.decodeIfPresent(Bool.self, forKey: .dropConnection) ?? false
         count = try c.decodeIfPresent(Int.self, forKey: .count)
+        errorCode = try c.decodeIfPresent(Int.self, forKey: .errorCode)
+        error = try c.decodeIfPresent(String.self, forKey: .error)
+    }
+
+    /// The Entra error answer of an ``errorCode`` rule; nil for other rules.
+    package func entraErrorResponse(_ request: EmulatorRequest, clock: EmulatorClock) -> EmulatorResponse? {
+        guard let errorCode, (0...9_999_999).contains(errorCode) else { return nil }
+        let status = status.flatMap { (400...599).contains($0) ? $0 : nil } ?? 400
+        let oauth = error.flatMap { $0.isEmpty ? nil : String($0.prefix(64)) } ?? "interaction_required"
+        return EntraError(error: oauth, code: errorCode, message: "Refused by a policy (fault injected by the emulator).",
+                          status: status).response(request, clock: clock)
     }
 }
 
