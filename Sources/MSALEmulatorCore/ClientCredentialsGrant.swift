@@ -13,7 +13,7 @@ struct AppTokenResource: Sendable {
 extension EmulatorCore {
     /// `grant_type=client_credentials`: an app-only token for one resource, carrying the app's application
     /// permissions on it as `roles`. Only confidential clients, only in a specific tenant, only `{resource}/.default`.
-    func clientCredentialsGrant(_ client: ClientAuthentication, _ context: TenantContext, _ request: EmulatorRequest) throws -> [String: Any] {
+    func clientCredentialsGrant(_ client: ClientAuthentication, _ context: TenantContext, _ request: EmulatorRequest, popKeyId: String? = nil) throws -> [String: Any] {
         guard client.method != .none else { throw EntraError.credentialRequired }
         guard let tenant = context.tenant, tenant.kind != .consumers else {
             throw EntraError(error: "invalid_request", code: 50059, message: "No tenant-identifying information found in either the request or implied by any provided credentials.")
@@ -39,10 +39,10 @@ extension EmulatorCore {
         if !roles.isEmpty { claims["roles"] = roles }
         prune()
         // Entra answers an app-only request with exactly these four members: no scope, refresh token, id token or client_info.
-        return [
-            "token_type": "Bearer", "expires_in": lifetime, "ext_expires_in": lifetime,
-            "access_token": try keys.sign(claims),
-        ]
+        var body: [String: Any] = ["token_type": "Bearer", "expires_in": lifetime, "ext_expires_in": lifetime]
+        bind(&claims, body: &body, keyId: popKeyId)
+        body["access_token"] = try keys.sign(claims)
+        return body
     }
 
     /// Validates the `scope` of a client credentials request: exactly one resource, every value `{resource}/.default`.

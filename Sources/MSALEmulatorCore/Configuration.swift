@@ -43,6 +43,9 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     /// How the External ID tenants' native authentication behaves (sign-up attributes, password policy, password
     /// reset polling).
     public var nativeAuth: NativeAuthSettings = NativeAuthSettings()
+    /// How the token endpoint answers a proof-of-possession request (`token_type=pop`, `req_cnf`): as Entra does by
+    /// default, or with one of the faults clients must refuse.
+    public var proofOfPossession: EmulatedPoPBehaviour = .entra
 
     /// What clients should use when they have no other configuration.
     public struct Defaults: Codable, Sendable, Equatable {
@@ -89,6 +92,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case tenants, users, applications, apis, lifetimes, faults, autoApproveUsername, httpsPort, httpPort, defaults
         case rejectsReplayedClientAssertions, managedIdentities, identityHeader, arcTokenDirectory, nativeAuth
+        case proofOfPossession
     }
 
     /// Decodes a configuration; absent fields keep the values of ``EmulatorConfiguration/default``.
@@ -110,6 +114,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         identityHeader = try c.decodeIfPresent(String.self, forKey: .identityHeader)
         arcTokenDirectory = try c.decodeIfPresent(String.self, forKey: .arcTokenDirectory)
         nativeAuth = try c.decodeIfPresent(NativeAuthSettings.self, forKey: .nativeAuth) ?? NativeAuthSettings()
+        proofOfPossession = try c.decodeIfPresent(EmulatedPoPBehaviour.self, forKey: .proofOfPossession) ?? .entra
     }
 
     /// Loads a JSON configuration file.

@@ -33,12 +33,33 @@ extension EmulatorCore {
     /// Validates the bearer token of a Graph request: signature, audience, lifetime; then who it speaks for.
     func graphCaller(_ request: EmulatorRequest) -> Result<GraphCaller, GraphRejection> {
         let invalid = ", error=\"invalid_token\""
-        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else {
-            return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "Access token is empty.", challenge: ""))
-        }
-        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        guard let claims = keys.verify(token) else {
-            return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "IDX14100: JWT is not well formed, or its signature is invalid.", challenge: invalid))
+        let header = request.headers["authorization"] ?? ""
+        let claims: [String: Any]
+        if header.lowercased().hasPrefix("pop ") {
+            // Proof of possession: the signed request checked by Microsoft's validator's rules, then its token.
+            let path = "/" + request.segments.joined(separator: "/")
+            do {
+                claims = try SignedRequestValidation.validate(
+                    String(header.dropFirst(4)).trimmingCharacters(in: .whitespaces), method: request.method,
+                    host: request.host, path: path, now: now, accessTokenClaims: { [keys] in keys.verify($0) }).claims
+            } catch {
+                return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: error.message,
+                                               challenge: invalid))
+            }
+        } else {
+            guard header.lowercased().hasPrefix("bearer ") else {
+                return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "Access token is empty.", challenge: ""))
+            }
+            let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            guard let verified = keys.verify(token) else {
+                return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "IDX14100: JWT is not well formed, or its signature is invalid.", challenge: invalid))
+            }
+            // A token bound to a key is useless without it: sent as a bearer token, it is refused.
+            guard verified["cnf"] == nil else {
+                return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken",
+                                               message: "The token is bound to a key (cnf): send it in a signed request (PoP).", challenge: invalid))
+            }
+            claims = verified
         }
         let audience = claims["aud"] as? String ?? ""
         guard audience == EmulatorConfiguration.graphResource || audience == EmulatorConfiguration.graphAppId

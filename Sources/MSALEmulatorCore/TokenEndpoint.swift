@@ -18,6 +18,7 @@ extension EmulatorCore {
             }
             let client = try authenticateClient(request, context: context)
             let app = client.app
+            let popKeyId = try requestedPoPKeyId(request)
             // A tenant requiring a compliant device challenges a client that proves devices (PKeyAuth) before the
             // grant is redeemed (the code stays usable for the answer's request).
             var provenDevice: String?
@@ -40,11 +41,13 @@ extension EmulatorCore {
             case "password": grant = try passwordGrant(app, context, request)
             case EmulatorCore.jwtBearerGrant: grant = try onBehalfOfGrant(client, context, request)
             case "client_credentials":
-                return .json(try clientCredentialsGrant(client, context, request), headers: [("client-request-id", request.correlationId)])
+                return .json(try clientCredentialsGrant(client, context, request, popKeyId: popKeyId),
+                             headers: [("client-request-id", request.correlationId)])
             default:
                 throw EntraError(error: "unsupported_grant_type", code: 70003, message: "The app requested an unsupported grant type '\(grantType.prefix(128))'.")
             }
             grant.clientAuthenticationClass = client.authenticationClass
+            grant.popKeyId = popKeyId
             if grant.deviceId == nil, let provenDevice, broker.registration?.tenantId == grant.tenant.id {
                 grant.deviceId = provenDevice
             }

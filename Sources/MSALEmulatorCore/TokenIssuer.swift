@@ -23,6 +23,8 @@ struct Grant: Sendable {
     /// The device the tokens are bound to (a brokered sign-in): the access token carries it as `deviceid`, a refresh
     /// token keeps it.
     var deviceId: String? = nil
+    /// The key the access token is bound to (`req_cnf`'s `kid`): proof of possession.
+    var popKeyId: String? = nil
 }
 
 extension EmulatorCore {
@@ -106,8 +108,9 @@ extension EmulatorCore {
             "expires_in": lifetimes.accessToken,
             "ext_expires_in": lifetimes.accessToken,
             "refresh_in": max(lifetimes.accessToken / 2, 1),
-            "access_token": try keys.sign(accessClaims),
         ]
+        bind(&accessClaims, body: &body, keyId: grant.popKeyId)
+        body["access_token"] = try keys.sign(accessClaims)
         if grant.scopes.oidc.contains("openid") {
             var idClaims: [String: Any] = [
                 "aud": grant.app.clientId, "iss": iss, "iat": iat, "nbf": iat, "exp": iat + lifetimes.idToken,

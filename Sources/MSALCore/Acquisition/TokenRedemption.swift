@@ -28,6 +28,9 @@ struct TokenRedemption: Sendable {
     var sameSubjectEnvironments: [String]? = nil
     var extraHeaders: [String: String] = [:]
     var throttleKey: String? = nil
+    /// A proof-of-possession request: the token is asked for bound to this key, must come back bound
+    /// (`token_type` `pop`), is cached under the key, and the result carries a signed request.
+    var proofOfPossession: PoPBinding? = nil
 }
 
 extension ClientEngine {
@@ -42,17 +45,19 @@ extension ClientEngine {
     func postGrant(_ grant: some TokenGrant, redemption: TokenRedemption) async throws -> TokenResponse {
         try await postGrant(grant, endpoint: redemption.resolved.metadata.tokenEndpoint,
                             descriptor: redemption.resolved.descriptor, correlationId: redemption.correlationId,
-                            extraHeaders: redemption.extraHeaders, throttleKey: redemption.throttleKey)
+                            extraHeaders: redemption.extraHeaders, throttleKey: redemption.throttleKey,
+                            extraParameters: redemption.proofOfPossession?.tokenRequestParameters ?? [])
     }
 
     /// The one send step of every grant: a confidential client authenticates it (``clientAuthentication(tokenEndpoint:descriptor:correlationId:)``),
     /// and the token endpoint client retries, throttles and maps errors.
     func postGrant(_ grant: some TokenGrant, endpoint: URL, descriptor: AuthorityDescriptor, correlationId: UUID,
-                   extraHeaders: [String: String] = [:], throttleKey: String? = nil) async throws -> TokenResponse {
+                   extraHeaders: [String: String] = [:], throttleKey: String? = nil,
+                   extraParameters: [(String, String)] = []) async throws -> TokenResponse {
         let authentication = settings.credential == nil ? [] : try await clientAuthentication(
             tokenEndpoint: endpoint, descriptor: descriptor, correlationId: correlationId)
         return try await TokenEndpointClient(context: requestContext(correlationId))
-            .post(endpoint, parameters: grant.formParameters + authentication, extraHeaders: extraHeaders,
+            .post(endpoint, parameters: grant.formParameters + extraParameters + authentication, extraHeaders: extraHeaders,
                   throttleKey: throttleKey)
     }
 
@@ -73,7 +78,7 @@ extension ClientEngine {
             nonce: redemption.nonce, knownHomeAccountId: redemption.knownHomeAccountId,
             signature: try await signatureCheck(for: response, resolved: redemption.resolved, correlationId: correlationId),
             requiresIdToken: redemption.requiresIdToken, now: clock.now(), correlationId: correlationId,
-            log: log(correlationId))
+            log: log(correlationId), expectsProofOfPossession: redemption.proofOfPossession != nil)
         var handled = try handler.handle(response, accountSource: redemption.accountSource,
                                          replacingRefreshTokenKey: redemption.replacingRefreshTokenKey)
         let cache = await cacheForAccount(handled.homeAccountId)
@@ -83,18 +88,23 @@ extension ClientEngine {
         }
         let authority = redemption.authority.descriptor.resultAuthority(redemption.authority, realm: handled.realm)
         return try await store(handled, authority: authority, knownAccount: redemption.knownAccount, cache: cache,
-                               correlationId: correlationId)
+                               correlationId: correlationId, proofOfPossession: redemption.proofOfPossession)
     }
 
     /// Stores a validated response and builds the result, or the declined-scopes error carrying it.
     private func store(_ handled: HandledTokenResponse, authority: MSALAuthority, knownAccount: MSALAccount?,
-                       cache: any TokenCachePort, correlationId: UUID) async throws -> MSALResult {
+                       cache: any TokenCachePort, correlationId: UUID,
+                       proofOfPossession: PoPBinding? = nil) async throws -> MSALResult {
         var write = handled.write
         write.clientCapabilities = TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)
+        // A bound token is kept apart from bearer tokens, under its key (``PoPAccessToken``).
+        let bound = proofOfPossession.map { PoPAccessToken(write, keyId: $0.key.keyId, secret: handled.accessToken) }
+        if bound != nil { write.accessToken = nil }
         RequestDiagnostics.current?.noteSource(.identityProvider)
         let saving = write
         let saved = await cache.storeObtainedToken(log: log(correlationId)) { document in
             _ = document.saveTokenResponse(saving)
+            if let bound { document.savePoPAccessToken(bound) }
         }
         // The stored account when the cache can be read now (a busy shared cache is no reason to fail a sign-in that
         // succeeded), else the one the response describes.
@@ -105,9 +115,11 @@ extension ClientEngine {
                                                 claims: handled.idToken?.claims)
         let profile = tenantProfile(homeAccountId: handled.homeAccountId, realm: handled.realm,
                                     environment: write.environment, rawIdToken: write.idToken)
-        let result = MSALResult(accessToken: handled.accessToken, expiresOn: handled.expiresOn, extendedLifeTimeToken: false,
+        let accessToken = try proofOfPossession.map { try signedRequest(handled.accessToken, $0) } ?? handled.accessToken
+        let result = MSALResult(accessToken: accessToken, expiresOn: handled.expiresOn, extendedLifeTimeToken: false,
                                 idToken: write.idToken, scopes: Scopes.resultScopes(handled.granted),
-                                tenantProfile: profile, account: account, authority: authority, correlationId: correlationId)
+                                tenantProfile: profile, account: account, authority: authority, correlationId: correlationId,
+                                authenticationScheme: proofOfPossession == nil ? "Bearer" : "Pop")
         if !handled.declined.isEmpty {
             var error = MSALErrorInfo(.serverDeclinedScopes,
                                       description: "The server did not grant the scopes \(handled.declined).",

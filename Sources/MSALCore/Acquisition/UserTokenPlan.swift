@@ -16,6 +16,8 @@ struct UserTokenPlan: AcquisitionPlan {
     let environments: [String]
     /// The realms a cached token may be stored under, in order.
     let realms: [String]
+    /// A proof-of-possession request's key binding: the token is looked up bound to the key and asked for so.
+    var proofOfPossession: PoPBinding? = nil
 
     var correlationId: UUID { request.correlationId }
     var forceRefresh: Bool { request.forceRefresh }
@@ -37,6 +39,7 @@ struct UserTokenPlan: AcquisitionPlan {
     }
 
     func lookUp(in cache: any TokenCachePort) async throws -> CachedToken<MSALResult>? {
+        if let binding = proofOfPossession { return try lookUpBound(binding, in: cache) }
         let scopeSet = ScopeSet(request.scopes)
         let capabilities = TokenCacheDocument.capabilitiesMarker(engine.settings.clientCapabilities)
         let clientId = engine.settings.clientId
@@ -70,10 +73,35 @@ struct UserTokenPlan: AcquisitionPlan {
         }
     }
 
+    /// A token bound to `binding`'s key, never a bearer one; no memo (each result is signed anew).
+    private func lookUpBound(_ binding: PoPBinding, in cache: any TokenCachePort) throws -> CachedToken<MSALResult>? {
+        let clientId = engine.settings.clientId
+        let found: (token: PoPAccessToken, idToken: String?)? = try cache.read { document in
+            for realm in realms {
+                if let token = document.findPoPAccessToken(homeAccountId: homeAccountId, environments: environments,
+                                                           clientId: clientId, realm: realm, scopes: request.scopes,
+                                                           keyId: binding.key.keyId) {
+                    return (token, document.idToken(homeAccountId: homeAccountId, environments: environments,
+                                                    realm: token.realm, clientId: clientId)?.secret)
+                }
+            }
+            return nil
+        }
+        guard let found else { return nil }
+        let (engine, account, authority, descriptor, correlationId) = (engine, account, authority, descriptor, correlationId)
+        let times = CachedTokenTimes(expiresOn: Date(timeIntervalSince1970: TimeInterval(found.token.expiresOn)))
+        // A signing failure surfaces as the refresh's: the cached token is then not used.
+        guard let result = try? engine.cachedPoPResult(found.token, binding: binding, idToken: found.idToken, account: account,
+                                                       authority: authority, descriptor: descriptor,
+                                                       correlationId: correlationId) else { return nil }
+        return CachedToken(times: times, secret: found.token.secret) { _ in result }
+    }
+
     /// The device's identity broker first, when the application uses one and it holds the account; else the
-    /// account's refresh tokens.
+    /// account's refresh tokens. A proof-of-possession request redeems the refresh token itself.
     func obtain(using cache: any TokenCachePort, redemption: SilentFlowStateMachine) async throws -> MSALResult {
-        try await engine.brokeredSilent(self, cache: cache) {
+        if proofOfPossession != nil { return try await engine.refresh(self, machine: redemption, cache: cache) }
+        return try await engine.brokeredSilent(self, cache: cache) {
             try await engine.refresh(self, machine: redemption, cache: cache)
         }
     }
@@ -96,9 +124,11 @@ extension ClientEngine {
         let environments = KnownAliases.expand([descriptor.host] + (await resolver.aliases(forEnvironment: descriptor.host)))
         let realms = try await realmsToLookUp(descriptor, requested: authority.descriptor, account: account,
                                               environments: environments, correlationId: correlationId)
-        return UserTokenPlan(engine: self, request: request, account: account,
-                             homeAccountId: homeAccountId, authority: authority, descriptor: descriptor,
-                             environments: environments, realms: realms)
+        var plan = UserTokenPlan(engine: self, request: request, account: account,
+                                 homeAccountId: homeAccountId, authority: authority, descriptor: descriptor,
+                                 environments: environments, realms: realms)
+        plan.proofOfPossession = try popBinding(request.popScheme, correlationId: correlationId)
+        return plan
     }
 
     /// The realms a cached token may be stored under (``AuthorityRules/silentRealms(for:requested:resolvedTenantId:)``):

@@ -141,6 +141,7 @@ extension TokenCacheDocument {
         for account in accountEntries.entries(homeKey: home) where Self.environment(account.environmentKey, in: environments) {
             accountEntries.remove(key: account.key)
         }
+        removePoPAccessTokens(homeAccountId: homeAccountId)
         for section in [CacheSection.accessToken, .refreshToken, .idToken, .account] {
             guard let entries = unreadableEntries[section] else { continue }
             unreadableEntries[section] = entries.filter { _, value in
@@ -158,6 +159,7 @@ extension TokenCacheDocument {
         for entry in accessTokens.all { accessTokens.remove(key: entry.key) }
         for entry in idTokenEntries.all.map({ $0 }) { idTokenEntries.remove(key: entry.key) }
         for entry in accountEntries.all.map({ $0 }) { accountEntries.remove(key: entry.key) }
+        unknownSections[Self.popAccessTokenSection] = nil
         for section in [CacheSection.accessToken, .refreshToken, .idToken, .account] { unreadableEntries[section] = nil }
     }
 

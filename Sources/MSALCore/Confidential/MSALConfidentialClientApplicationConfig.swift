@@ -25,6 +25,8 @@ public final class MSALConfidentialClientApplicationConfig: @unchecked Sendable 
     @MSALLocked public var knownAuthorities: [MSALAuthority] = []
     /// Client capabilities, such as `["cp1"]` for continuous access evaluation; sent as the `xms_cc` claim.
     @MSALLocked public var clientApplicationCapabilities: [String]?
+    /// Where proof-of-possession tokens' key is kept (see ``MSALPublicClientApplicationConfig/popKeyStore``).
+    @MSALLocked public var popKeyStore: (any MSALPoPKeyStore)?
     /// Seconds before expiry at which a cached access token is no longer returned. Default 300.
     @MSALLocked public var tokenExpirationBuffer: Double = 300
     /// Extra parameters sent with every token request.
@@ -61,6 +63,7 @@ public final class MSALConfidentialClientApplicationConfig: @unchecked Sendable 
                                                            authority: authority)
         copy.knownAuthorities = knownAuthorities
         copy.clientApplicationCapabilities = clientApplicationCapabilities
+        copy.popKeyStore = popKeyStore
         copy.tokenExpirationBuffer = tokenExpirationBuffer
         copy.extraQueryParameters = extraQueryParameters
         copy.httpClient = httpClient
@@ -77,6 +80,7 @@ public final class MSALConfidentialClientApplicationConfig: @unchecked Sendable 
         let view = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: "http://localhost", authority: authority)
         view.knownAuthorities = knownAuthorities
         view.clientApplicationCapabilities = clientApplicationCapabilities
+        view.popKeyStore = popKeyStore
         view.tokenExpirationBuffer = tokenExpirationBuffer
         view.extraQueryParameters = extraQueryParameters
         view.logger = logger

@@ -7,6 +7,8 @@ struct DeviceCodeRequest: Sendable {
     var claimsRequest: MSALClaimsRequest?
     var extraQueryParameters: [String: String]
     var correlationId: UUID
+    /// A proof-of-possession request (``MSALTokenParameters/authenticationScheme``); nil for a bearer token.
+    var popScheme: MSALAuthenticationSchemePop? = nil
 }
 
 /// A started device code flow: the code the user enters and what polling needs. The device code inside is a
@@ -19,6 +21,8 @@ struct DeviceCodeSession: Sendable {
     var resolved: ResolvedAuthority
     /// The device code grant (RFC 8628 §3.4), the same for every poll.
     var grant: DeviceCodeGrantRequest
+    /// The key a proof-of-possession token is bound to; nil for a bearer token.
+    var proofOfPossession: PoPBinding? = nil
 }
 
 extension ClientEngine {
@@ -28,6 +32,7 @@ extension ClientEngine {
         let correlationId = request.correlationId
         try Scopes.validate(request.scopes, correlationId: correlationId)
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
+        let binding = try popBinding(request.popScheme, correlationId: correlationId)
         let context = requestContext(correlationId)
         let client = TokenEndpointClient(context: context)
         let resolved = try await Self.cancellable(correlationId) {
@@ -45,10 +50,11 @@ extension ClientEngine {
         let code = try MSALDeviceCode.parse(started.body, now: clock.now(), correlationId: correlationId)
         log(correlationId).info("Device code issued; waiting for the user to sign in (expires in "
             + "\(ExternalNumber.clampedInteger(code.expiresIn)) s, interval \(ExternalNumber.clampedInteger(code.interval)) s).")
-        let grant = DeviceCodeGrantRequest(clientId: settings.clientId, deviceCode: code.deviceCode, claims: claims,
+        var grant = DeviceCodeGrantRequest(clientId: settings.clientId, deviceCode: code.deviceCode, claims: claims,
                                            extraParameters: extraParameters)
+        grant.boundParameters = binding?.tokenRequestParameters ?? []
         return DeviceCodeSession(code: code, scopes: request.scopes, correlationId: correlationId, authority: authority,
-                                 resolved: resolved, grant: grant)
+                                 resolved: resolved, grant: grant, proofOfPossession: binding)
     }
 
     /// Polls the token endpoint for a started flow as ``DeviceCodePolling`` decides (the first poll at once), and
@@ -90,7 +96,8 @@ extension ClientEngine {
             case .succeed:
                 guard let response = lastResponse else { throw Self.cancelled(correlationId) }
                 return try await redeemDeviceCodeResponse(response, authority: session.authority, resolved: session.resolved,
-                                                          scopes: session.scopes, correlationId: correlationId)
+                                                          scopes: session.scopes, correlationId: correlationId,
+                                                          proofOfPossession: session.proofOfPossession)
             case .stop(let reason):
                 throw Self.stopError(reason, response: lastResponse, failure: lastFailure, client: client,
                                      correlationId: correlationId)
@@ -99,14 +106,17 @@ extension ClientEngine {
     }
 
     private func redeemDeviceCodeResponse(_ response: MSALHTTPResponse, authority: MSALAuthority, resolved: ResolvedAuthority,
-                                          scopes: [String], correlationId: UUID) async throws -> MSALResult {
+                                          scopes: [String], correlationId: UUID,
+                                          proofOfPossession: PoPBinding?) async throws -> MSALResult {
         var tokenResponse = try TokenResponse.parse(response.body, correlationId: correlationId)
         tokenResponse.serverDate = response.header("Date").flatMap(HTTPDate.parse)
         // A flow cancelled while the answer was on its way stores nothing.
         if Task.isCancelled { throw Self.cancelled(correlationId) }
-        let result = try await accept(tokenResponse, TokenRedemption(
+        var redemption = TokenRedemption(
             resolved: resolved, scopes: scopes, correlationId: correlationId, authority: authority,
-            requiresIdToken: true, accountSource: DeviceCodeGrantRequest.grantType), cache: cache)
+            requiresIdToken: true, accountSource: DeviceCodeGrantRequest.grantType)
+        redemption.proofOfPossession = proofOfPossession
+        let result = try await accept(tokenResponse, redemption, cache: cache)
         log(correlationId).info("Device code sign-in completed.")
         return result
     }

@@ -18,6 +18,8 @@ struct InteractiveRequest: Sendable {
     var webviewParameters: MSALWebviewParameters? = nil
     /// ``MSALTokenParameters/msalXpcMode`` (macOS).
     var xpcMode: MSALXpcMode = .disabled
+    /// A proof-of-possession request (``MSALTokenParameters/authenticationScheme``); nil for a bearer token.
+    var popScheme: MSALAuthenticationSchemePop?
 }
 
 extension ClientEngine {
@@ -66,8 +68,10 @@ extension ClientEngine {
         defer { interactiveRunning.set(false) }
 
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
-        // The device's identity broker signs the user in when the application uses one and it answers.
-        if let result = try await brokeredInteractive(request, authority: authority) { return result }
+        let binding = try popBinding(request.popScheme, correlationId: correlationId)
+        // The device's identity broker signs the user in when the application uses one and it answers (a
+        // proof-of-possession request signs in with the app's own flow).
+        if binding == nil, let result = try await brokeredInteractive(request, authority: authority) { return result }
         let authenticator = try userAgent(request.webviewParameters, own: request.authenticator,
                                           purpose: "to show the sign-in pages", correlationId: correlationId)
         let resolved = try await resolve(authority.descriptor, correlationId: correlationId)
@@ -101,10 +105,11 @@ extension ClientEngine {
         guard case .code(let code, _) = try authorization.read(response) else {
             throw MSALErrorInfo.internal(.internalErrorUnexpected, "Unexpected authorization outcome.", correlationId: correlationId)
         }
-        let redemption = TokenRedemption(
+        var redemption = TokenRedemption(
             resolved: resolved, scopes: request.scopes + request.extraScopesToConsent, correlationId: correlationId,
             authority: authority, nonce: authorization.nonce, knownAccount: request.account,
             knownHomeAccountId: request.account?.identifier, requiresIdToken: true, accountSource: "authorization_code")
+        redemption.proofOfPossession = binding
         return try await redeem(redemption, grant: authorization.codeGrant(code: code, redirectUri: session.redirectUri),
                                 cache: cache)
     }

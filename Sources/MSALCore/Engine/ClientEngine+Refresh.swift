@@ -26,6 +26,7 @@ extension ClientEngine {
             extraHeaders: anchorMailbox(plan.homeAccountId),
             throttleKey: [resolved.metadata.tokenEndpoint.absoluteString, settings.clientId, plan.homeAccountId,
                           Scopes.requestParameter(request.scopes).lowercased()].joined(separator: "|"))
+        redemption.proofOfPossession = plan.proofOfPossession
         var response: TokenResponse?
         var action = machine.next(.candidatesFound(candidates))
         while true {

@@ -15,6 +15,8 @@ struct SilentRequest: Sendable {
     var allowLocalRefreshToken = true
     /// ``MSALTokenParameters/msalXpcMode`` (macOS).
     var xpcMode: MSALXpcMode = .disabled
+    /// A proof-of-possession request (``MSALTokenParameters/authenticationScheme``); nil for a bearer token.
+    var popScheme: MSALAuthenticationSchemePop?
 }
 
 /// The machinery behind the client applications: what one application's flows share (its settings, transport,

@@ -23,6 +23,8 @@ struct EngineSettings: Sendable {
     var telemetry: TelemetryReporter
     /// A confidential client's credential; nil for a public client.
     var credential: MSALClientCredential?
+    /// Where proof-of-possession tokens' key is kept.
+    var popKeyStore: any MSALPoPKeyStore
     /// The application's logger with ``MSALGlobalConfig/loggerConfig`` as it was when the application was created.
     var log: MSALLog
 
@@ -73,6 +75,7 @@ struct EngineSettings: Sendable {
         self.tokenExpirationBuffer = max(0, config.tokenExpirationBuffer)
         self.extendedLifetimeEnabled = config.extendedLifetimeEnabled
         self.clientCapabilities = config.clientApplicationCapabilities
+        self.popKeyStore = config.popKeyStore ?? MSALInMemoryPoPKeyStore()
         self.multipleCloudsSupported = config.multipleCloudsSupported
         self.extraQueryParameters = config.extraQueryParameters
         self.http = HTTPSettings(MSALGlobalConfig.httpConfig)

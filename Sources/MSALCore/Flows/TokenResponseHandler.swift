@@ -32,6 +32,9 @@ struct TokenResponseHandler: Sendable {
     var correlationId: UUID
     /// Where warnings go (the application's log).
     var log = MSALLog()
+    /// Whether the token was asked for bound to a key (`token_type=pop`): the answer must then be `pop`, and
+    /// otherwise `Bearer`.
+    var expectsProofOfPossession = false
 
     func handle(_ response: TokenResponse, accountSource: String?, replacingRefreshTokenKey: String?) throws -> HandledTokenResponse {
         guard let accessToken = response.accessToken else {
@@ -43,9 +46,13 @@ struct TokenResponseHandler: Sendable {
             throw MSALErrorInfo.internal(.internalErrorInvalidResponse, "The token response has no token_type.",
                                          correlationId: correlationId)
         }
-        guard tokenType.caseInsensitiveCompare("Bearer") == .orderedSame else {
+        let expected = expectsProofOfPossession ? "pop" : "Bearer"
+        guard tokenType.caseInsensitiveCompare(expected) == .orderedSame else {
+            // As MSAL.NET ("You asked for token type Bearer, but received pop") and the common core (a `pop` answer
+            // to a request without `req_cnf` is refused): a token of another type is never used as this one.
             throw MSALErrorInfo.internal(.internalErrorInvalidResponse,
-                                         "The token type of the response is not supported (only Bearer).", correlationId: correlationId)
+                                         "The token type of the response is not the one asked for: asked for \(expected), "
+                                            + "received \(tokenType.prefix(32)).", correlationId: correlationId)
         }
         let time = IdTokenTime(localNow: now, serverDate: response.serverDate)
         var idToken: IdToken?
@@ -96,7 +103,7 @@ struct TokenResponseHandler: Sendable {
             realm: realm,
             target: granted.joined(separator: " "),
             accessToken: accessToken,
-            tokenType: "Bearer",
+            tokenType: expectsProofOfPossession ? "pop" : "Bearer",
             cachedAt: now,
             expiresOn: expiresOn,
             extendedExpiresOn: now.addingTimeInterval(response.extExpiresIn ?? expiresIn),

@@ -88,9 +88,12 @@ struct DeviceCodeGrantRequest: Sendable {
     var deviceCode: String
     var claims: String?
     var extraParameters: [String: String]
+    /// `token_type` and `req_cnf` of a proof-of-possession request.
+    var boundParameters: [(String, String)] = []
 
     /// The form body: `client_id`, `grant_type`, `client_info`, `device_code`, `code` (the same code, as Entra
-    /// also reads it), `claims`, then the extra parameters. No `scope`: the device code carries it.
+    /// also reads it), `claims`, a proof-of-possession request's parameters, then the extra parameters. No `scope`:
+    /// the device code carries it.
     var formParameters: [(String, String)] {
         var pairs: [(String, String)] = [
             ("client_id", clientId),
@@ -100,6 +103,7 @@ struct DeviceCodeGrantRequest: Sendable {
             ("code", deviceCode),
         ]
         if let claims { pairs.append(("claims", claims)) }
+        pairs += boundParameters
         ExtraGrantParameters.append(extraParameters, to: &pairs)
         return pairs
     }

@@ -57,6 +57,8 @@ struct TokenRequestSettings: Sendable {
     /// Silent requests only (``MSALSilentTokenParameters/forceRefresh``).
     var forceRefresh = false
     var allowLocalRefreshToken = true
+    /// ``MSALTokenParameters/authenticationScheme``.
+    var authenticationScheme: any MSALAuthenticationSchemeProtocol = MSALAuthenticationSchemeBearer()
     /// The cache hit that last answered these settings (silent requests only); cleared by every change.
     var rememberedHit: RememberedSilentHit?
 }
@@ -97,6 +99,12 @@ public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
     public var authority: MSALAuthority? {
         get { withSettings { $0.authority } }
         set { changeSettings { $0.authority = newValue } }
+    }
+    /// The kind of token to get: ``MSALAuthenticationSchemeBearer`` (the default) or ``MSALAuthenticationSchemePop``
+    /// (a token bound to the application's key, returned inside a request signed for one HTTP call).
+    public var authenticationScheme: any MSALAuthenticationSchemeProtocol {
+        get { withSettings { $0.authenticationScheme } }
+        set { changeSettings { $0.authenticationScheme = newValue } }
     }
     /// Claims to request, such as a claims challenge from a resource. A claims request skips the token cache.
     public var claimsRequest: MSALClaimsRequest? {
@@ -184,7 +192,8 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
     /// forced refresh).
     func withMemoProbe<T>(_ body: (_ probe: SilentHitProbe, _ remembered: inout RememberedSilentHit?) -> T?) -> T? {
         withSettings { s in
-            guard s.claimsRequest == nil, !s.forceRefresh, let account = s.account else { return nil }
+            guard s.claimsRequest == nil, !s.forceRefresh, s.authenticationScheme.scheme == .bearer,
+                  let account = s.account else { return nil }
             let probe = SilentHitProbe(account: ObjectIdentifier(account), authority: s.authority.map(ObjectIdentifier.init),
                                        scopes: s.scopes, correlationId: s.correlationId)
             return body(probe, &s.rememberedHit)
@@ -202,6 +211,7 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
                              extraQueryParameters: settings.extraQueryParameters ?? [:],
                              allowLocalRefreshToken: settings.allowLocalRefreshToken)
         request.xpcMode = msalXpcMode
+        request.popScheme = settings.authenticationScheme as? MSALAuthenticationSchemePop
         return request
     }
 }

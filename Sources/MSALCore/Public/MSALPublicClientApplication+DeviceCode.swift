@@ -70,7 +70,8 @@ extension MSALPublicClientApplication {
         let request = DeviceCodeRequest(scopes: parameters.scopes, authority: parameters.authority,
                                         claimsRequest: parameters.claimsRequest,
                                         extraQueryParameters: parameters.extraQueryParameters ?? [:],
-                                        correlationId: parameters.correlationId ?? CorrelationID.next())
+                                        correlationId: parameters.correlationId ?? CorrelationID.next(),
+                                        popScheme: parameters.authenticationScheme as? MSALAuthenticationSchemePop)
         let correlationId = request.correlationId
         let session: DeviceCodeSession
         do {

@@ -60,6 +60,10 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
     @MSALLocked public var extendedLifetimeEnabled: Bool = false
     /// Client capabilities, such as `["cp1"]` for continuous access evaluation; sent as the `xms_cc` claim.
     @MSALLocked public var clientApplicationCapabilities: [String]?
+    /// Where proof-of-possession tokens' key is kept (``MSALAuthenticationSchemePop``). Nil: a new RSA-2048 key held in
+    /// memory for the application's life (``MSALInMemoryPoPKeyStore``); a key kept across launches lets the cached
+    /// bound tokens be used again.
+    @MSALLocked public var popKeyStore: (any MSALPoPKeyStore)?
     /// Seconds before expiry at which a cached access token is no longer returned. Default 300.
     @MSALLocked public var tokenExpirationBuffer: Double = 300
     /// Whether the result may come from another sovereign cloud (`instance_aware=true`). Default false.
@@ -122,6 +126,7 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
         copy.knownAuthorities = other.knownAuthorities
         copy.extendedLifetimeEnabled = other.extendedLifetimeEnabled
         copy.clientApplicationCapabilities = other.clientApplicationCapabilities
+        copy.popKeyStore = other.popKeyStore
         copy.tokenExpirationBuffer = other.tokenExpirationBuffer
         copy.multipleCloudsSupported = other.multipleCloudsSupported
         copy.bypassRedirectURIValidation = other.bypassRedirectURIValidation
