@@ -8,7 +8,8 @@ struct MSALBenchCommand: AsyncParsableCommand {
         commandName: "msal-bench",
         abstract: "Figures for MSAL for Swift's token cache and silent acquisition.",
         subcommands: [SilentBenchmark.self, AppTokenBenchmark.self, CacheWriterCommand.self, RefreshRaceBenchmark.self,
-                      RefreshWorkerCommand.self, CacheIOCommand.self, AzureCLIBenchmark.self, BrokerBenchmark.self])
+                      RefreshWorkerCommand.self, CacheIOCommand.self, AzureCLIBenchmark.self, BrokerBenchmark.self,
+                      PoPBenchmark.self])
 }
 
 struct SilentBenchmark: AsyncParsableCommand {

@@ -86,7 +86,13 @@ struct ApplicationFactory {
         if !known.isEmpty { configuration.knownAuthorities = known }
         configuration.cacheConfig.storage = cache.storage
         configuration.brokerOptions = MSALBrokerOptions(enabledOnLinux: usesBroker)
+        configuration.popKeyStore = MSALFilePoPKeyStore(fileURL: Self.popKeyFile)
         return try MSALPublicClientApplication(configuration: configuration)
+    }
+
+    /// The tool's proof-of-possession key: `$XDG_STATE_HOME/msal/pop-key.pem` (else `~/.local/state/msal/`).
+    static var popKeyFile: URL {
+        ToolDefaults.stateDirectory(environment: ProcessConfiguration.environment).appendingPathComponent("pop-key.pem")
     }
 
     /// Where the active account of this application and cache is recorded.
@@ -171,10 +177,12 @@ struct ApplicationFactory {
     }
 
     /// A silent token for the selected account.
-    func silentToken(_ application: MSALPublicClientApplication, forceRefresh: Bool = false) async throws -> MSALResult {
+    func silentToken(_ application: MSALPublicClientApplication, forceRefresh: Bool = false,
+                     scheme: MSALAuthenticationSchemePop? = nil) async throws -> MSALResult {
         let account = try selectAccount(in: application)
         let parameters = MSALSilentTokenParameters(scopes: options.resolvedScopes, account: account)
         parameters.forceRefresh = forceRefresh
+        if let scheme { parameters.authenticationScheme = scheme }
         return try await application.acquireTokenSilent(with: parameters)
     }
 }

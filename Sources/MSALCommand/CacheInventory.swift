@@ -8,6 +8,8 @@ struct CacheInventory: Equatable {
         var scopes: [String]
         var tenantId: String
         var expiresOn: Date?
+        /// The key a proof-of-possession token is bound to (its RFC 7638 thumbprint); nil for a bearer token.
+        var keyId: String? = nil
     }
 
     struct Holdings: Equatable {
@@ -22,15 +24,19 @@ struct CacheInventory: Equatable {
     static func read(_ data: Data?, clientId: String) -> CacheInventory {
         var inventory = CacheInventory()
         guard let data, let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return inventory }
-        for case let entry as [String: Any] in (root["AccessToken"] as? [String: Any] ?? [:]).values {
+        let bearer = (root["AccessToken"] as? [String: Any] ?? [:]).values
+        let bound = (root["AccessToken_With_AuthScheme"] as? [String: Any] ?? [:]).values
+        for case let entry as [String: Any] in Array(bearer) + Array(bound) {
             guard entry["client_id"] as? String == clientId, let home = entry["home_account_id"] as? String,
                   !home.isEmpty else { continue }
+            let keyId = (entry["token_type"] as? String)?.lowercased() == "pop" ? entry["key_id"] as? String : nil
             let target = entry["target"] as? String ?? ""
             let expires = (entry["expires_on"] as? String).flatMap(TimeInterval.init)
                 ?? (entry["expires_on"] as? NSNumber)?.doubleValue
             let token = AccessToken(scopes: target.split(separator: " ").map(String.init),
                                     tenantId: entry["realm"] as? String ?? "",
-                                    expiresOn: expires.flatMap { $0.isFinite ? Date(timeIntervalSince1970: $0) : nil })
+                                    expiresOn: expires.flatMap { $0.isFinite ? Date(timeIntervalSince1970: $0) : nil },
+                                    keyId: keyId)
             inventory.accounts[home, default: Holdings()].accessTokens.append(token)
         }
         for case let entry as [String: Any] in (root["RefreshToken"] as? [String: Any] ?? [:]).values {

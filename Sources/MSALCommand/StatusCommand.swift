@@ -41,6 +41,7 @@ struct StatusCommand: AsyncParsableCommand {
                 object["has_refresh_token"] = holdings.hasRefreshToken
                 object["access_tokens"] = holdings.accessTokens.map { token -> [String: Any] in
                     var item: [String: Any] = ["scopes": token.scopes, "tenant_id": token.tenantId]
+                    if let keyId = token.keyId { item["token_type"] = "pop"; item["key_id"] = keyId }
                     if let expiresOn = token.expiresOn {
                         item["expires_on"] = ExternalNumber.clampedInteger(expiresOn.timeIntervalSince1970)
                         item["expires_in"] = max(0, ExternalNumber.clampedInteger(expiresOn.timeIntervalSince(now)))
@@ -109,8 +110,9 @@ struct StatusCommand: AsyncParsableCommand {
             for token in account["access_tokens"] as? [[String: Any]] ?? [] {
                 let seconds = token["expires_in"] as? Int ?? 0
                 let expiry = seconds > 0 ? "expires in \(seconds / 60) min" : "expired"
+                let bound = (token["key_id"] as? String).map { ", bound to key \($0)" } ?? ""
                 CLI.out("    access token: \((token["scopes"] as? [String] ?? []).joined(separator: " ")) "
-                        + "(tenant \(token["tenant_id"] as? String ?? "")), \(expiry)")
+                        + "(tenant \(token["tenant_id"] as? String ?? "")\(bound)), \(expiry)")
             }
             CLI.out("    refresh token: \(account["has_refresh_token"] as? Bool == true ? "yes" : "no")")
         }

@@ -24,8 +24,15 @@ struct TokenCommand: AsyncParsableCommand {
         own cache, else `az account get-access-token`). The step that answered is printed on stderr, and as `step` \
         with --json.
 
+        With --pop-url, a proof-of-possession token instead: the access token bound to msal's key \
+        ($XDG_STATE_HOME/msal/pop-key.pem, RSA-2048, made on first use, mode 0600) and signed into a request for that \
+        URL and --pop-method (default GET), with --pop-nonce if the resource gave one (WWW-Authenticate: PoP \
+        nonce="..."). It prints the signed request: send it as `Authorization: PoP <value>` with that request only. The \
+        bound token is cached under the key; each call signs anew.
+
         Examples:
           curl -H "Authorization: Bearer $(msal token)" https://graph.microsoft.com/v1.0/me
+          curl -H "Authorization: PoP $(msal token --pop-url https://api.contoso.com/orders)" https://api.contoso.com/orders
           msal token --scopes Mail.Read --json
           MSAL_CLIENT_SECRET=... msal token --authority https://login.microsoftonline.com/contoso.onmicrosoft.com
           msal token --chain --scopes https://management.azure.com/.default --json
@@ -45,6 +52,46 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(name: .customLong("chain-steps"),
             help: "With --chain, only these steps, in this order (comma-separated): environment, workload-identity, managed-identity, msal-account, azure-cli.")
     var chainSteps: String?
+
+    @Option(name: .customLong("pop-url"),
+            help: ArgumentHelp("Get a proof-of-possession token signed into a request for this URL (prints the signed request).", valueName: "url"))
+    var popURL: String?
+
+    @Option(name: .customLong("pop-method"), help: ArgumentHelp("With --pop-url, the request's HTTP method. Default: GET.", valueName: "method"))
+    var popMethod: String?
+
+    @Option(name: .customLong("pop-nonce"), help: ArgumentHelp("With --pop-url, the nonce the resource gave.", valueName: "nonce"))
+    var popNonce: String?
+
+    func validate() throws {
+        guard let popURL else {
+            if popMethod != nil || popNonce != nil { throw ValidationError("--pop-method and --pop-nonce go with --pop-url.") }
+            return
+        }
+        guard let url = URL(string: popURL), ["https", "http"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+            throw ValidationError("--pop-url takes the http(s) URL of the request to sign, as in: --pop-url https://api.contoso.com/orders")
+        }
+        if let popMethod, Self.httpMethod(popMethod) == nil {
+            throw ValidationError("--pop-method takes one of \(MSALHttpMethod.allCases.map(MSALParameterStringForHttpMethod).joined(separator: ", ")).")
+        }
+        if let popNonce, popNonce.isEmpty || popNonce.utf8.count > 1024 || popNonce.contains(where: { $0.isNewline }) {
+            throw ValidationError("--pop-nonce takes the nonce the resource gave (one line).")
+        }
+        if chain || app.isRequested || app.managedIdentityId != nil {
+            throw ValidationError("--pop-url gets the signed-in account's token; it does not go with --chain or app tokens.")
+        }
+    }
+
+    static func httpMethod(_ text: String) -> MSALHttpMethod? {
+        MSALHttpMethod.allCases.first { MSALParameterStringForHttpMethod($0) == text.uppercased() }
+    }
+
+    /// The proof-of-possession scheme of `--pop-url`, if given.
+    var popScheme: MSALAuthenticationSchemePop? {
+        guard let popURL, let url = URL(string: popURL) else { return nil }
+        return MSALAuthenticationSchemePop(httpMethod: popMethod.flatMap(Self.httpMethod) ?? .GET, requestUrl: url,
+                                           nonce: popNonce, additionalParameters: nil)
+    }
 
     func run() async throws {
         try await CLI.run(options) {
@@ -75,7 +122,8 @@ struct TokenCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let result = try await factory.silentToken(try factory.makeApplication(), forceRefresh: forceRefresh)
+            let result = try await factory.silentToken(try factory.makeApplication(), forceRefresh: forceRefresh,
+                                                       scheme: popScheme)
             if options.wantsJSON {
                 var object: [String: Any] = [
                     "access_token": result.accessToken,
@@ -86,6 +134,9 @@ struct TokenCommand: AsyncParsableCommand {
                     "tenant_id": result.tenantProfile.tenantId ?? "",
                     "metadata": ResultMetadataJSON.object(result.metadata),
                 ]
+                if popScheme != nil, let keyId = try? MSALFilePoPKeyStore(fileURL: ApplicationFactory.popKeyFile).keyPair().keyId {
+                    object["key_id"] = keyId
+                }
                 Self.addExpiry(result.expiresOn, to: &object)
                 CLI.out(CLI.jsonLine(object))
             } else {

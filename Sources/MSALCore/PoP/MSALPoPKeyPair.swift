@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import Crypto
 import _CryptoExtras
 
@@ -60,6 +60,11 @@ public final class MSALPoPKeyPair: Sendable {
     /// The public key's members, for a signed request's `cnf.jwk`.
     var publicJWK: [String: String] {
         (try? JSONSerialization.jsonObject(with: Data(jsonWebKey.utf8)) as? [String: String]) ?? [:]
+    }
+
+    /// One signature of a signed request's size, for the benchmark's figures.
+    package static func benchmarkSignature(_ key: MSALPoPKeyPair) throws -> Data {
+        try key.sign(Data(repeating: 0x61, count: 1400))
     }
 
     /// The signature of `data` with ``algorithm``.
