@@ -35,6 +35,12 @@ enum CacheFuzzing {
             _ = document.appMetadata(environments: environments, clientId: FuzzFixtures.clientId)
         }
         _ = document.saveTokenResponse(signInResponse())
+        // Proof-of-possession tokens (their own section): a lookup over whatever the file holds there, a save.
+        let response = signInResponse()
+        _ = document.findPoPAccessToken(homeAccountId: response.homeAccountId, environments: [response.environment],
+                                        clientId: FuzzFixtures.clientId, realm: response.realm, scopes: ["User.Read"],
+                                        keyId: "fuzz-key")
+        document.savePoPAccessToken(PoPAccessToken(response, keyId: "fuzz-key", secret: "pop-secret"))
         if let account = accounts.first {
             document.removeAccount(homeAccountId: account.homeAccountId, environments: [account.environment],
                                    clientId: FuzzFixtures.clientId, familyId: "1")
