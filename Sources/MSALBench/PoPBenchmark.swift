@@ -44,7 +44,7 @@ struct PoPBenchmark: AsyncParsableCommand {
         let popHit = try await BrokerBenchmark.time(iterations) {
             let result = try await app.acquireTokenSilent(with: pop)
             guard result.metadata.tokenSource == .cache, result.authenticationScheme == "Pop" else {
-                throw ValidationError("A PoP call missed the cache.")
+                throw ValidationError("A PoP call missed the cache (\(result.metadata.tokenSource), \(result.authenticationScheme), \(result.metadata.cacheRefreshReason)).")
             }
         }
         let bearerHit = try await BrokerBenchmark.time(iterations) {

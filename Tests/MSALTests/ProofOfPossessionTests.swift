@@ -92,7 +92,11 @@ struct ProofOfPossessionTests {
         let bearer = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account))
         #expect(bearer.authenticationScheme == "Bearer" && bearer.accessToken != at)
         #expect((try Self.claims(bearer.accessToken, part: 1))["cnf"] == nil)
-        #expect(try await app.acquireTokenSilent(with: silent).metadata.tokenSource == .cache)
+        // After a bearer hit (which the silent path remembers), the PoP request still gets its bound token.
+        _ = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account))
+        let popAfterBearer = try await app.acquireTokenSilent(with: silent)
+        #expect(popAfterBearer.metadata.tokenSource == .cache && popAfterBearer.authenticationScheme == "Pop")
+        #expect(try Self.claims(popAfterBearer.accessToken, part: 1)["at"] as? String == at)
 
         // Another key (rotation): the token bound to the old key is not used; a new one is bound to the new key.
         let rotated = try keys.rotate()

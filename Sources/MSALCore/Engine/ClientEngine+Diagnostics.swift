@@ -53,7 +53,8 @@ extension ClientEngine {
     /// first, with no collector to set up; anything else runs measured from the cache lookup on.
     func acquireTokenSilentMeasured(_ request: SilentRequest, cache: (any TokenCachePort)? = nil) async throws -> MSALResult {
         let port = cache ?? self.cache
-        if !request.forceRefresh, !request.hasClaimsRequest, let account = request.account {
+        // A remembered hit is a bearer token: a proof-of-possession request never takes one.
+        if !request.forceRefresh, !request.hasClaimsRequest, request.popScheme == nil, let account = request.account {
             var remembered: RememberedSilentHit?
             let probe = SilentHitProbe(account: ObjectIdentifier(account), authority: request.authority.map(ObjectIdentifier.init),
                                        scopes: request.scopes, correlationId: request.correlationId)
