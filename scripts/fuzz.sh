@@ -44,6 +44,14 @@ build=(swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzz
        -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O -Xswiftc -gline-tables-only)
 if [ "${FUZZ_SKIP_BUILD:-0}" != "1" ]; then
     start=$(date +%s)
+    # The package manager keeps the build plan of the local `msal-swift` dependency in the scratch folder and does not
+    # see a source file added to it since: when the list of source files changes, plan anew.
+    sources_stamp="$(git ls-files -co --exclude-standard Sources Fuzz/Harness Fuzz/Loopback Fuzz/Targets | sha256sum | cut -c1-64)"
+    if [ -d "$scratch" ] && [ "$(cat "$scratch/sources.stamp" 2>/dev/null)" != "$sources_stamp" ]; then
+        rm -f "$scratch/debug.yaml" "$scratch/build.db" "$scratch"/*/debug/description.json
+    fi
+    mkdir -p "$scratch"
+    echo "$sources_stamp" >"$scratch/sources.stamp"
     # (gold warns once per sanitizer symbol it cannot export: noise.)
     if [ -n "${MSAL_BUILD_LOCK:-}" ]; then
         flock "$MSAL_BUILD_LOCK" "${build[@]}"
