@@ -23,6 +23,11 @@ enum ChallengeFuzzing {
         let expected = challenges.first(where: \.isClaimsChallenge)?.claims
         try fuzzCheck(MSALWWWAuthenticateParameters.claimsChallenge(fromHeaders: ["www-authenticate": header]) == expected,
                       "claimsChallenge(fromHeaders:) disagrees with parse")
+        if let nonce = MSALWWWAuthenticateParameters.popNonce(fromHeaders: ["www-authenticate": header]) {
+            try fuzzCheck(challenges.first(where: \.isProofOfPossession)?["nonce"] == nonce, "popNonce disagrees with parse")
+            try fuzzCheck(!nonce.isEmpty && nonce.utf8.count <= 1024
+                          && !nonce.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "an unsafe PoP nonce")
+        }
         let written = write(challenges)
         if written.utf8.count <= WWWAuthenticateParser.maximumHeaderLength {
             try fuzzCheck(MSALWWWAuthenticateParameters.parse(written) == challenges,

@@ -18,6 +18,10 @@ struct GraphCommand: AsyncParsableCommand {
         The token is sent only to the Graph endpoint's origin; a redirect elsewhere is followed without it.
 
         msal declares the cp1 capability (continuous access evaluation; MSAL_CLIENT_CAPABILITIES="" declares none). \
+        With --pop, each request carries a proof-of-possession token (`Authorization: PoP <signed request>`, signed \
+        with msal's key for that method and URL); a 401 with `WWW-Authenticate: PoP nonce="..."` is answered once \
+        with a request signed with that nonce.
+
         When Graph answers 401 with a claims challenge (the session was revoked or a policy changed), msal gets a fresh token with the challenge's claims \
         and sends the request once more; if that fails too, it exits with 3 and names the `msal login` command.
 
@@ -61,6 +65,7 @@ struct GraphCommand: AsyncParsableCommand {
                                + GraphHints.loginCommand(scopes: options.resolvedScopes), exitCode: CLIExit.interactionRequired)
             }
             let session = GraphSession(application: application, account: result.account, scopes: options.resolvedScopes,
+                                       pop: request.pop,
                                        token: result.accessToken,
                                        httpClient: httpClient ?? MSALDefaultHTTPClient.shared)
             if request.paginate {

@@ -20,6 +20,9 @@ struct GraphOptions: ParsableArguments {
             help: ArgumentHelp("Add a request header, as 'Name: value' (repeatable; not Authorization).", valueName: "header"))
     var headers: [String] = []
 
+    @Flag(name: .long, help: "Send a proof-of-possession token: a request signed with msal's key for each call (retried once with the resource's nonce on a 401).")
+    var pop = false
+
     @Flag(name: .long, help: "Follow @odata.nextLink (same origin only) and print every page's value as one array.")
     var paginate = false
 

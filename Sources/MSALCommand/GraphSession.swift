@@ -12,20 +12,31 @@ final class GraphSession {
     let account: MSALAccount
     let scopes: [String]
     let httpClient: any MSALHTTPClient
+    /// Proof of possession: each request signed with msal's key.
+    let pop: Bool
     private var token: String
+    /// The resource's last proof-of-possession nonce.
+    private var popNonce: String?
 
-    init(application: MSALPublicClientApplication, account: MSALAccount, scopes: [String], token: String,
+    init(application: MSALPublicClientApplication, account: MSALAccount, scopes: [String], pop: Bool = false, token: String,
          httpClient: any MSALHTTPClient) {
         self.application = application
         self.account = account
         self.scopes = scopes
+        self.pop = pop
         self.token = token
         self.httpClient = httpClient
     }
 
-    /// Sends one request; a claims challenge is answered once.
+    /// Sends one request; a claims challenge (or, with proof of possession, a new server nonce) is answered once.
     func send(method: String, url: URL, headers: [(name: String, value: String)], body: Data?) async throws -> MSALHTTPResponse {
         let first = try await sendOnce(method: method, url: url, headers: headers, body: body)
+        if pop {
+            guard first.statusCode == 401, let nonce = MSALWWWAuthenticateParameters.popNonce(fromHeaders: first.headers),
+                  nonce != popNonce else { return first }
+            popNonce = nonce
+            return try await sendOnce(method: method, url: url, headers: headers, body: body)
+        }
         guard first.statusCode == 401,
               let claims = MSALWWWAuthenticateParameters.claimsChallenge(fromHeaders: first.headers) else { return first }
         CLI.err("msal: Microsoft Graph asked for new claims (continuous access evaluation); getting a fresh token.")
@@ -45,6 +56,15 @@ final class GraphSession {
         return second
     }
 
+    /// `Bearer <token>`, or with proof of possession `Pop <request signed for method and url>`.
+    private func authorization(method: String, url: URL) async throws -> String {
+        guard pop else { return "Bearer \(token)" }
+        let parameters = MSALSilentTokenParameters(scopes: scopes, account: account)
+        parameters.authenticationScheme = MSALAuthenticationSchemePop(
+            httpMethod: TokenCommand.httpMethod(method) ?? .GET, requestUrl: url, nonce: popNonce, additionalParameters: nil)
+        return try await application.acquireTokenSilent(with: parameters).authorizationHeader
+    }
+
     private func sendOnce(method: String, url: URL, headers: [(name: String, value: String)], body: Data?) async throws -> MSALHTTPResponse {
         var fields: [String: String] = ["Accept": "application/json"]
         if body != nil { fields["Content-Type"] = "application/json" }
@@ -53,7 +73,7 @@ final class GraphSession {
             for key in fields.keys where key.caseInsensitiveCompare(header.name) == .orderedSame { fields[key] = nil }
             fields[header.name] = header.value
         }
-        fields["Authorization"] = "Bearer \(token)"
+        fields["Authorization"] = try await authorization(method: method, url: url)
         let request = MSALHTTPRequest(method: method, url: url, headers: fields, body: body,
                                      timeout: MSALGlobalConfig.httpConfig.timeoutIntervalForRequest)
         // The token goes only to the URL's own origin: a redirect elsewhere is followed without it.

@@ -46,6 +46,9 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     /// How the token endpoint answers a proof-of-possession request (`token_type=pop`, `req_cnf`): as Entra does by
     /// default, or with one of the faults clients must refuse.
     public var proofOfPossession: EmulatedPoPBehaviour = .entra
+    /// Whether Graph takes a signed request only with a nonce it issued: one without gets a 401 with
+    /// `WWW-Authenticate: PoP nonce="…"` (valid 5 minutes), as resources that issue server nonces answer. Default false.
+    public var requiresPoPServerNonce = false
 
     /// What clients should use when they have no other configuration.
     public struct Defaults: Codable, Sendable, Equatable {
@@ -92,7 +95,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case tenants, users, applications, apis, lifetimes, faults, autoApproveUsername, httpsPort, httpPort, defaults
         case rejectsReplayedClientAssertions, managedIdentities, identityHeader, arcTokenDirectory, nativeAuth
-        case proofOfPossession
+        case proofOfPossession, requiresPoPServerNonce
     }
 
     /// Decodes a configuration; absent fields keep the values of ``EmulatorConfiguration/default``.
@@ -115,6 +118,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         arcTokenDirectory = try c.decodeIfPresent(String.self, forKey: .arcTokenDirectory)
         nativeAuth = try c.decodeIfPresent(NativeAuthSettings.self, forKey: .nativeAuth) ?? NativeAuthSettings()
         proofOfPossession = try c.decodeIfPresent(EmulatedPoPBehaviour.self, forKey: .proofOfPossession) ?? .entra
+        requiresPoPServerNonce = try c.decodeIfPresent(Bool.self, forKey: .requiresPoPServerNonce) ?? false
     }
 
     /// Loads a JSON configuration file.

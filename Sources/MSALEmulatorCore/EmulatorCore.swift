@@ -140,6 +140,8 @@ package actor EmulatorCore {
     var broker = BrokerState()
     /// PKeyAuth challenges issued and not yet answered, by their context (``tokenDeviceChallenge(_:_:)``).
     var deviceChallenges: [String: DeviceAuthChallenge] = [:]
+    /// Proof-of-possession nonces Graph issued (`WWW-Authenticate: PoP nonce`), with when each stops being accepted.
+    var popNonces: [String: Date] = [:]
 
     static let sessionCookie = "ESTSAUTH"
     static let maxEntries = 20_000

@@ -27,7 +27,18 @@ extension EmulatorCore {
     }
 
     func graphFailure(_ request: EmulatorRequest, _ rejection: GraphRejection) -> EmulatorResponse {
-        graphFailure(request, rejection.status, rejection.code, rejection.message, challenge: rejection.challenge)
+        var response = graphFailure(request, rejection.status, rejection.code, rejection.message, challenge: rejection.challenge)
+        if let nonce = rejection.popNonce { response.headers.append(("WWW-Authenticate", "PoP nonce=\"\(nonce)\"")) }
+        return response
+    }
+
+    /// A new server nonce for proof-of-possession requests, accepted for 5 minutes.
+    func issuePoPNonce() -> String {
+        popNonces = popNonces.filter { $0.value > now }
+        if popNonces.count >= Self.maxEntries { popNonces.removeAll() }
+        let nonce = Base64URL.random(bytes: 24)
+        popNonces[nonce] = now.addingTimeInterval(SignedRequestValidation.lifetime)
+        return nonce
     }
 
     /// Validates the bearer token of a Graph request: signature, audience, lifetime; then who it speaks for.
@@ -38,14 +49,24 @@ extension EmulatorCore {
         if header.lowercased().hasPrefix("pop ") {
             // Proof of possession: the signed request checked by Microsoft's validator's rules, then its token.
             let path = "/" + request.segments.joined(separator: "/")
+            let checked: (accessToken: String, claims: [String: Any], nonce: String?)
             do {
-                claims = try SignedRequestValidation.validate(
+                checked = try SignedRequestValidation.validate(
                     String(header.dropFirst(4)).trimmingCharacters(in: .whitespaces), method: request.method,
-                    host: request.host, path: path, now: now, accessTokenClaims: { [keys] in keys.verify($0) }).claims
+                    host: request.host, path: path, now: now, accessTokenClaims: { [keys] in keys.verify($0) })
             } catch {
                 return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: error.message,
                                                challenge: invalid))
             }
+            // A resource that issues nonces takes only its own, each while it lasts.
+            if config.requiresPoPServerNonce {
+                guard let nonce = checked.nonce, let until = popNonces[nonce], until > now else {
+                    return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken",
+                                                   message: "The signed request does not carry a nonce this resource issued.",
+                                                   challenge: invalid, popNonce: issuePoPNonce()))
+                }
+            }
+            claims = checked.claims
         } else {
             guard header.lowercased().hasPrefix("bearer ") else {
                 return .failure(GraphRejection(status: 401, code: "InvalidAuthenticationToken", message: "Access token is empty.", challenge: ""))
@@ -170,4 +191,6 @@ struct GraphRejection: Error {
     var code: String
     var message: String
     var challenge: String?
+    /// A server nonce to sign into the next proof-of-possession request (`WWW-Authenticate: PoP nonce="…"`).
+    var popNonce: String? = nil
 }

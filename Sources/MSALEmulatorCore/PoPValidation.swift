@@ -24,7 +24,7 @@ enum SignedRequestValidation {
     /// The signed request's `at` and its claims' `cnf.kid` once every rule holds; `accessTokenClaims` reads the
     /// inner token (the caller's bearer check, which verifies its signature).
     static func validate(_ signedRequest: String, method: String, host: String, path: String, now: Date,
-                         accessTokenClaims: (String) -> [String: Any]?) throws(Failure) -> (accessToken: String, claims: [String: Any]) {
+                         accessTokenClaims: (String) -> [String: Any]?) throws(Failure) -> (accessToken: String, claims: [String: Any], nonce: String?) {
         let jwt: ParsedJWT
         do { jwt = try ParsedJWT(signedRequest) } catch { throw Failure(message: "The signed request is not a JWS.") }
         guard let accessToken = jwt.claims["at"] as? String, !accessToken.isEmpty else {
@@ -78,6 +78,6 @@ enum SignedRequestValidation {
                 throw Failure(message: "The signed request's p is not the request's path.")
             }
         }
-        return (accessToken, claims)
+        return (accessToken, claims, jwt.claims["nonce"] as? String)
     }
 }

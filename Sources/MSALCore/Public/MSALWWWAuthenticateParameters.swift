@@ -92,6 +92,20 @@ public struct MSALWWWAuthenticateParameters: Sendable, Equatable, CustomStringCo
         parse(headers: headers).first(where: \.isClaimsChallenge)?.claims
     }
 
+    /// Whether the scheme is `PoP` (any case): a resource that takes proof-of-possession tokens.
+    public var isProofOfPossession: Bool { scheme.caseInsensitiveCompare("PoP") == .orderedSame }
+
+    /// The server nonce of the first `PoP` challenge in `headers` (`WWW-Authenticate: PoP nonce="…"`), to sign into
+    /// the next request (``MSALAuthenticationSchemePop/nonce``); nil when there is none, or when it is empty, longer
+    /// than 1,024 bytes or holds a control character.
+    public static func popNonce(fromHeaders headers: [String: String]) -> String? {
+        guard let nonce = parse(headers: headers).first(where: \.isProofOfPossession)?["nonce"], !nonce.isEmpty,
+              nonce.utf8.count <= 1024, !nonce.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            return nil
+        }
+        return nonce
+    }
+
     /// The scheme and parameter names; values are left out, since a challenge may carry user data.
     public var description: String {
         "MSALWWWAuthenticateParameters(scheme: \(scheme), parameters: \(parameters.keys.sorted()))"
