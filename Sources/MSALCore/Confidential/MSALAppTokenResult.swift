@@ -30,11 +30,16 @@ public struct MSALAppTokenResult: Sendable, CustomStringConvertible {
     /// and in HTTP.
     public let metadata: MSALResultMetadata
 
-    /// The value for the HTTP `Authorization` header: `Bearer <access token>`.
-    public var authorizationHeader: String { "Bearer \(accessToken)" }
+    /// The authentication scheme: `Bearer`, or `Pop` for a proof-of-possession request (``accessToken`` is then the
+    /// signed request).
+    public let authenticationScheme: String
+
+    /// The value for the HTTP `Authorization` header: `Bearer <access token>` (or `Pop <signed request>`).
+    public var authorizationHeader: String { "\(authenticationScheme) \(accessToken)" }
 
     init(accessToken: String, expiresOn: Date, scopes: [String], tenantId: String, tokenSource: MSALTokenSource,
-         correlationId: UUID, metadata: MSALResultMetadata? = nil) {
+         correlationId: UUID, metadata: MSALResultMetadata? = nil, authenticationScheme: String = "Bearer") {
+        self.authenticationScheme = authenticationScheme
         self.accessToken = accessToken
         self.expiresOn = expiresOn
         self.scopes = scopes
@@ -53,7 +58,8 @@ public struct MSALAppTokenResult: Sendable, CustomStringConvertible {
                                                         durationTotal: metadata.durationTotal,
                                                         durationInCache: metadata.durationInCache,
                                                         durationInHTTP: metadata.durationInHTTP,
-                                                        refreshOn: metadata.refreshOn))
+                                                        refreshOn: metadata.refreshOn),
+                           authenticationScheme: authenticationScheme)
     }
 
     public var description: String {

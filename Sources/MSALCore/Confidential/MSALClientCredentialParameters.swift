@@ -14,6 +14,7 @@ public final class MSALClientCredentialParameters: MSALParameters, @unchecked Se
         var correlationId: UUID?
         var extraQueryParameters: [String: String]?
         var claims: String?
+        var authenticationScheme: any MSALAuthenticationSchemeProtocol = MSALAuthenticationSchemeBearer()
 
         init(scopes: [String]) {
             self.scopes = scopes
@@ -56,6 +57,14 @@ public final class MSALClientCredentialParameters: MSALParameters, @unchecked Se
         set { box.withLock { $0.claims = newValue } }
     }
 
+    /// The kind of token: ``MSALAuthenticationSchemeBearer`` (the default) or ``MSALAuthenticationSchemePop``, a token
+    /// bound to the application's key and returned inside a request signed for one HTTP call (as MSAL.NET's
+    /// `WithSignedHttpRequestProofOfPossession`).
+    public var authenticationScheme: any MSALAuthenticationSchemeProtocol {
+        get { box.get().authenticationScheme }
+        set { box.withLock { $0.authenticationScheme = newValue } }
+    }
+
     /// Creates parameters for `scopes`.
     public init(scopes: [String]) {
         box = LockedBox(Settings(scopes: scopes))
@@ -69,7 +78,8 @@ public final class MSALClientCredentialParameters: MSALParameters, @unchecked Se
                                         forceRefresh: settings.forceRefresh,
                                         correlationId: settings.correlationId ?? CorrelationID.next(),
                                         extraQueryParameters: settings.extraQueryParameters ?? [:],
-                                        claims: settings.claims)
+                                        claims: settings.claims,
+                                        popScheme: settings.authenticationScheme as? MSALAuthenticationSchemePop)
     }
 }
 
@@ -82,4 +92,6 @@ struct ClientCredentialsRequest: Sendable {
     var correlationId: UUID
     var extraQueryParameters: [String: String]
     var claims: String?
+    /// A proof-of-possession request; nil for a bearer token.
+    var popScheme: MSALAuthenticationSchemePop? = nil
 }

@@ -16,6 +16,8 @@ struct AppTokenPlan: AcquisitionPlan {
     let engine: ClientEngine
     let request: ClientCredentialsRequest
     let target: AppTokenTarget
+    /// A proof-of-possession request's key binding.
+    var proofOfPossession: PoPBinding? = nil
 
     var correlationId: UUID { request.correlationId }
     var forceRefresh: Bool { request.forceRefresh }
@@ -30,11 +32,14 @@ struct AppTokenPlan: AcquisitionPlan {
     var lockTimeout: TimeInterval { engine.refreshLockTimeout }
 
     func lookUp(in cache: any TokenCachePort) async throws -> CachedToken<MSALAppTokenResult>? {
-        try engine.cachedAppToken(request, environments: target.environments, realm: target.realm, cache: cache)
+        if let binding = proofOfPossession {
+            return try engine.cachedBoundAppToken(request, binding: binding, target: target, cache: cache)
+        }
+        return try engine.cachedAppToken(request, environments: target.environments, realm: target.realm, cache: cache)
     }
 
     func obtain(using cache: any TokenCachePort, redemption: SilentFlowStateMachine) async throws -> MSALAppTokenResult {
-        try await engine.requestAppToken(request, target: target, cache: cache)
+        try await engine.requestAppToken(request, target: target, cache: cache, proofOfPossession: proofOfPossession)
     }
 }
 
@@ -43,7 +48,7 @@ extension ClientEngine {
     /// about the request is off: the full path reports that). Before the authority was resolved in this process,
     /// the lookup that needs no resolution answers.
     func appTokenCacheHit(_ request: ClientCredentialsRequest, cache: (any TokenCachePort)? = nil) -> MSALAppTokenResult? {
-        guard !request.forceRefresh, request.claims == nil, !request.scopes.isEmpty else { return nil }
+        guard !request.forceRefresh, request.claims == nil, request.popScheme == nil, !request.scopes.isEmpty else { return nil }
         let port = cache ?? self.cache
         let descriptor = (request.authority ?? settings.authority).descriptor
         guard let target = appTokenTargets.withLock({ $0[descriptor] }) else {
@@ -60,9 +65,12 @@ extension ClientEngine {
         let port = cache ?? self.cache
         let correlationId = request.correlationId
         try ClientCredentialScopes.validate(request.scopes, correlationId: correlationId)
-        if let hit = try appTokenBeforeResolution(request, correlationId: correlationId, cache: port) { return hit }
+        let binding = try popBinding(request.popScheme, correlationId: correlationId)
+        if binding == nil, let hit = try appTokenBeforeResolution(request, correlationId: correlationId, cache: port) { return hit }
         let target = try await appTokenTarget(request, correlationId: correlationId)
-        return try await acquisition.run(AppTokenPlan(engine: self, request: request, target: target), cache: port)
+        var plan = AppTokenPlan(engine: self, request: request, target: target)
+        plan.proofOfPossession = binding
+        return try await acquisition.run(plan, cache: port)
     }
 
     /// A cached app token answered before the authority is resolved: looked up under the authority's host (and its
@@ -116,9 +124,26 @@ extension ClientEngine {
         }
     }
 
+    /// The cached app token bound to `binding`'s key for `request`'s scopes, with a new signed request.
+    fileprivate func cachedBoundAppToken(_ request: ClientCredentialsRequest, binding: PoPBinding, target: AppTokenTarget,
+                                         cache: any TokenCachePort) throws -> CachedToken<MSALAppTokenResult>? {
+        let clientId = settings.clientId
+        guard let token = try cache.read({ document in
+            document.findPoPAccessToken(homeAccountId: "", environments: target.environments, clientId: clientId,
+                                        realm: target.realm, scopes: request.scopes, keyId: binding.key.keyId)
+        }) else { return nil }
+        let expiresOn = Date(timeIntervalSince1970: TimeInterval(token.expiresOn))
+        guard let signed = try? signedRequest(token.secret, binding) else { return nil }
+        let (scopes, correlationId) = (request.scopes, request.correlationId)
+        return CachedToken(times: CachedTokenTimes(expiresOn: expiresOn), secret: token.secret) { _ in
+            MSALAppTokenResult(accessToken: signed, expiresOn: expiresOn, scopes: scopes, tenantId: token.realm,
+                               tokenSource: .cache, correlationId: correlationId, authenticationScheme: "Pop")
+        }
+    }
+
     /// Sends the client credentials grant, stores the token, and returns it.
     fileprivate func requestAppToken(_ request: ClientCredentialsRequest, target: AppTokenTarget,
-                                     cache: any TokenCachePort) async throws -> MSALAppTokenResult {
+                                     cache: any TokenCachePort, proofOfPossession: PoPBinding? = nil) async throws -> MSALAppTokenResult {
         let correlationId = request.correlationId
         let endpoint = target.resolved.metadata.tokenEndpoint
         let grant = ClientCredentialsGrantRequest(
@@ -128,9 +153,23 @@ extension ClientEngine {
         let throttleKey = [endpoint.absoluteString, settings.clientId, Scopes.requestParameter(request.scopes).lowercased()]
             .joined(separator: "|")
         let response = try await postGrant(grant, endpoint: endpoint, descriptor: target.resolved.descriptor,
-                                           correlationId: correlationId, throttleKey: throttleKey)
+                                           correlationId: correlationId, throttleKey: throttleKey,
+                                           extraParameters: proofOfPossession?.tokenRequestParameters ?? [])
         let now = clock.now()
-        let token = try AppTokenResponse(response, now: now, correlationId: correlationId)
+        let token = try AppTokenResponse(response, now: now, correlationId: correlationId,
+                                         expectsProofOfPossession: proofOfPossession != nil)
+        if let proofOfPossession {
+            // Bound: kept apart from bearer app tokens, under the key (no home account: an app token).
+            let bound = PoPAccessToken(
+                homeAccountId: "", environment: target.resolved.cacheEnvironment, clientId: settings.clientId,
+                realm: target.realm, target: TokenCacheDocument.pythonTarget(request.scopes.joined(separator: " ")),
+                secret: token.accessToken, keyId: proofOfPossession.key.keyId, cachedAt: CacheTimestamp(now).seconds,
+                expiresOn: CacheTimestamp(token.expiresOn).seconds, extendedExpiresOn: CacheTimestamp(token.extendedExpiresOn).seconds)
+            _ = await cache.storeObtainedToken(log: log(correlationId)) { document in document.savePoPAccessToken(bound) }
+            return MSALAppTokenResult(accessToken: try signedRequest(token.accessToken, proofOfPossession), expiresOn: token.expiresOn,
+                                      scopes: request.scopes, tenantId: target.realm, tokenSource: .identityProvider,
+                                      correlationId: correlationId, authenticationScheme: "Pop")
+        }
         let write = TokenCacheDocument.AppTokenWrite(
             environment: target.resolved.cacheEnvironment, clientId: settings.clientId, realm: target.realm,
             target: request.scopes.joined(separator: " "), secret: token.accessToken, cachedAt: now,
@@ -154,7 +193,10 @@ extension ClientEngine {
     /// Removes this client's app tokens from the cache.
     func removeTokensForClient(cache: (any TokenCachePort)? = nil) async throws {
         let clientId = settings.clientId
-        try await (cache ?? self.cache).update { document in _ = document.removeAppTokens(clientId: clientId) }
+        try await (cache ?? self.cache).update { document in
+            _ = document.removeAppTokens(clientId: clientId)
+            document.removePoPAppTokens(clientId: clientId)
+        }
         appTokenTargets.withLock { $0.removeAll() }
     }
 }
@@ -166,12 +208,15 @@ struct AppTokenResponse: Sendable {
     var extendedExpiresOn: Date
     var refreshOn: Date?
 
-    init(_ response: TokenResponse, now: Date, correlationId: UUID) throws {
+    init(_ response: TokenResponse, now: Date, correlationId: UUID, expectsProofOfPossession: Bool = false) throws {
         guard let accessToken = response.accessToken, !accessToken.isEmpty else {
             throw MSALErrorInfo.invalidResponse("The token response has no access_token.", correlationId: correlationId)
         }
-        guard let tokenType = response.tokenType, tokenType.caseInsensitiveCompare("Bearer") == .orderedSame else {
-            throw MSALErrorInfo.invalidResponse("The token response is not a Bearer token.", correlationId: correlationId)
+        let expected = expectsProofOfPossession ? "pop" : "Bearer"
+        guard let tokenType = response.tokenType, tokenType.caseInsensitiveCompare(expected) == .orderedSame else {
+            throw MSALErrorInfo.invalidResponse("The token type of the response is not the one asked for: asked for "
+                                                + "\(expected), received \((response.tokenType ?? "none").prefix(32)).",
+                                                correlationId: correlationId)
         }
         let expiresIn = response.expiresIn ?? 600
         self.accessToken = accessToken

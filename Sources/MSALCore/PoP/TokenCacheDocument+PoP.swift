@@ -125,6 +125,18 @@ extension TokenCacheDocument {
         return best
     }
 
+    /// Removes the bound app tokens of `clientId` (``removePoPAccessTokens(homeAccountId:)`` for a user's).
+    func removePoPAppTokens(clientId: String) {
+        let entries = popEntries
+        let kept = entries.filter { entry in
+            guard let token = PoPAccessToken(json: entry.value) else { return true }
+            return !(token.homeAccountId.isEmpty && token.clientId.lowercased() == clientId.lowercased())
+        }
+        guard kept.count != entries.count else { return }
+        unknownSections[Self.popAccessTokenSection] = .object(kept)
+        noteChange()
+    }
+
     /// Removes the account's bound tokens (sign-out).
     func removePoPAccessTokens(homeAccountId: String) {
         let entries = popEntries
