@@ -14,7 +14,9 @@ public final class MSALClientCredentialParameters: MSALParameters, @unchecked Se
         var correlationId: UUID?
         var extraQueryParameters: [String: String]?
         var claims: String?
-        var authenticationScheme: any MSALAuthenticationSchemeProtocol = MSALAuthenticationSchemeBearer()
+        /// ``authenticationScheme`` when it is proof of possession; nil for bearer (a plain field: the cache hit
+        /// path copies these settings on every call).
+        var popScheme: MSALAuthenticationSchemePop?
 
         init(scopes: [String]) {
             self.scopes = scopes
@@ -61,8 +63,8 @@ public final class MSALClientCredentialParameters: MSALParameters, @unchecked Se
     /// bound to the application's key and returned inside a request signed for one HTTP call (as MSAL.NET's
     /// `WithSignedHttpRequestProofOfPossession`).
     public var authenticationScheme: any MSALAuthenticationSchemeProtocol {
-        get { box.get().authenticationScheme }
-        set { box.withLock { $0.authenticationScheme = newValue } }
+        get { box.get().popScheme ?? MSALAuthenticationSchemeBearer() }
+        set { box.withLock { $0.popScheme = newValue as? MSALAuthenticationSchemePop } }
     }
 
     /// Creates parameters for `scopes`.
@@ -79,7 +81,7 @@ public final class MSALClientCredentialParameters: MSALParameters, @unchecked Se
                                         correlationId: settings.correlationId ?? CorrelationID.next(),
                                         extraQueryParameters: settings.extraQueryParameters ?? [:],
                                         claims: settings.claims,
-                                        popScheme: settings.authenticationScheme as? MSALAuthenticationSchemePop)
+                                        popScheme: settings.popScheme)
     }
 }
 
