@@ -160,7 +160,7 @@ struct ApplicationFactory {
             if let match = accounts.first(where: { AccountMatch.matches($0, wanted) }) { return match }
             throw MSALErrorInfo(.interactionRequired, description: "No signed-in account \"\(wanted)\" is in the cache.")
         }
-        if let recorded = options.recordedSignIn, !accounts.contains(where: { $0.identifier == recorded.homeAccountId }) {
+        if let recorded = recordedSignInGone(from: accounts) {
             throw MSALErrorInfo(.interactionRequired, description: "The active sign-in"
                                 + (recorded.entry.username.map { " (\($0))" } ?? "") + " is no longer in the token cache.")
         }
@@ -174,6 +174,14 @@ struct ApplicationFactory {
                            + "run `msal switch \(names.first ?? "ACCOUNT")`, or name one with --account.")
         }
         return first
+    }
+
+    /// The recorded sign-in these options continue when its account is not among `accounts` (signed out by another
+    /// tool, or the cache removed); nil when there is none or its account is there.
+    func recordedSignInGone(from accounts: [MSALAccount]) -> (homeAccountId: String, entry: SignInRecords.Entry)? {
+        guard let recorded = options.recordedSignIn,
+              !accounts.contains(where: { $0.identifier == recorded.homeAccountId }) else { return nil }
+        return recorded
     }
 
     /// A silent token for the selected account.

@@ -83,9 +83,9 @@ final class GraphSession {
             throw error
         } catch {
             // Mapped as the sign-in path maps a transport failure: the kind, and what to try.
-            var info = error as? MSALErrorInfo ?? MSALErrorInfo.transport(error, host: url.host, correlationId: nil)
+            let info = error as? MSALErrorInfo
+                ?? MSALErrorInfo.transport(error, host: url.host, correlationId: nil, service: "Microsoft Graph")
             if let own = info.underlyingError as? CLIError { throw own }
-            info.errorDescription = info.errorDescription.replacingOccurrences(of: "The identity provider", with: "Microsoft Graph")
             throw info
         }
     }

@@ -173,8 +173,8 @@ struct LoginCommand: AsyncParsableCommand {
             if !countdown.start(until: code.expiresOn) {
                 // No terminal for a countdown: say once how long the wait lasts.
                 let minutes = max(1, (ExternalNumber.clampedInteger(code.expiresIn) + 59) / 60)
-                let host = URL(string: options.resolvedAuthority)?.host ?? ""
-                let emulator = ["127.0.0.1", "localhost", "::1"].contains(host)
+                let host = URL(string: options.resolvedAuthority)?.host?.lowercased() ?? ""
+                let emulator = ToolDefaults.isLoopback(host)
                     ? " An emulator started with --auto-approve <user> approves it at once." : ""
                 CLI.err("Waiting up to \(minutes) min for the code to be entered (Ctrl-C stops).\(emulator)")
             }

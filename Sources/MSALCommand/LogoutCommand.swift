@@ -25,11 +25,9 @@ struct LogoutCommand: AsyncParsableCommand {
             let factory = ApplicationFactory(options: options)
             let application = try factory.makeApplication()
             let signedIn = try application.allAccounts()
-            let recorded = options.recordedSignIn
             // The recorded sign-in's account is no longer in its cache (signed out by another tool, the cache
             // removed): forget the record, so the next most recent sign-in becomes active.
-            if !all, options.resolvedAccount == nil, let recorded,
-               !signedIn.contains(where: { $0.identifier == recorded.homeAccountId }) {
+            if !all, options.resolvedAccount == nil, let recorded = factory.recordedSignInGone(from: signedIn) {
                 try factory.forgetRecord(of: recorded.homeAccountId)
                 let name = recorded.entry.username ?? recorded.homeAccountId
                 report([name], text: "\(name) was no longer in the token cache; forgot its sign-in.")

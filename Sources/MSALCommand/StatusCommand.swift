@@ -63,13 +63,16 @@ struct StatusCommand: AsyncParsableCommand {
                 object["broker"] = broker.json
                 object["active_account"] = active.map(Describe.account) ?? NSNull()
                 if let caFile = caFileState { object["ca_file"] = ["path": caFile.path, "source": caFile.source.name, "readable": caFile.readable] }
-                if let gone = goneSignIn(accounts) { object["recorded_sign_in_missing"] = gone }
+                if let gone = factory.recordedSignInGone(from: accounts) {
+                    object["recorded_sign_in_missing"] = gone.entry.username ?? gone.homeAccountId
+                }
                 CLI.out(CLI.jsonLine(object))
                 return
             }
             printText(accounts: described, protection: protection, now: now)
-            if let gone = goneSignIn(accounts) {
-                CLI.out("The active sign-in (\(gone)) is no longer in this cache: sign in again with `msal login`.")
+            if let gone = factory.recordedSignInGone(from: accounts) {
+                CLI.out("The active sign-in (\(gone.entry.username ?? gone.homeAccountId)) is no longer in this cache: "
+                        + "sign in again with `msal login`.")
             }
             if let caFile = caFileState, !caFile.readable {
                 CLI.out("CA file: \(caFile.path) (from \(caFile.source.name)) cannot be read: requests fail until you sign in "
@@ -84,13 +87,6 @@ struct StatusCommand: AsyncParsableCommand {
         guard let path = options.resolvedCAFile, let source = options.caFileSource else { return nil }
         let roots = ToolDefaults.trustRootsPEM(at: path, home: ProcessConfiguration.environment["HOME"])
         return (roots.path, source, roots.pem != nil)
-    }
-
-    /// The user name (or id) of the recorded active sign-in when its account is not among `accounts`.
-    private func goneSignIn(_ accounts: [MSALAccount]) -> String? {
-        guard let recorded = options.recordedSignIn,
-              !accounts.contains(where: { $0.identifier == recorded.homeAccountId }) else { return nil }
-        return recorded.entry.username ?? recorded.homeAccountId
     }
 
     private func printText(accounts: [[String: Any]], protection: CacheChoice.ProtectionSummary, now: Date) {

@@ -159,9 +159,7 @@ public final class IdentityEmulator: Sendable {
             return quiet
         }()
         // An auto-approve user the directory does not have would leave every sign-in waiting for a page nobody sees.
-        if let auto = configuration.autoApproveUsername, !configuration.users.contains(where: {
-            $0.username.lowercased() == auto.lowercased() || $0.mail?.lowercased() == auto.lowercased()
-        }) {
+        if let auto = configuration.autoApproveUsername, configuration.user(named: auto) == nil {
             let known = configuration.users.prefix(8).map(\.username).joined(separator: ", ")
             throw EmulatorStartError(message: "The auto-approve user '\(auto.prefix(256))' is not in the emulator's directory; "
                                         + "its users: \(known.isEmpty ? "none" : known).")

@@ -121,6 +121,12 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         requiresPoPServerNonce = try c.decodeIfPresent(Bool.self, forKey: .requiresPoPServerNonce) ?? false
     }
 
+    /// The user whose user name or mail is `name` (any case).
+    package func user(named name: String) -> EmulatedUser? {
+        let lower = name.lowercased()
+        return users.first { $0.username.lowercased() == lower || ($0.mail?.lowercased() == lower) }
+    }
+
     /// Loads a JSON configuration file.
     ///
     /// - Throws: ``EmulatorStartError`` naming the file and, for a file that does not describe a configuration, the

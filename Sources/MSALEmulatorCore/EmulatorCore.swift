@@ -211,8 +211,7 @@ package actor EmulatorCore {
     }
 
     func user(named name: String) -> EmulatedUser? {
-        let lower = name.lowercased()
-        return config.users.first { $0.username.lowercased() == lower || ($0.mail?.lowercased() == lower) }
+        config.user(named: name)
     }
 
     func application(_ clientId: String) -> EmulatedApplication? {

@@ -35,6 +35,12 @@ package enum ToolDefaults {
         return text.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
     }
 
+    /// Whether `host` (lowercased, as `URL.host` gives it) is this machine's loopback address, where the emulator
+    /// serves.
+    package static func isLoopback(_ host: String) -> Bool {
+        ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host)
+    }
+
     /// Microsoft Graph for the cloud of `authority`: the base URL requests go to and the resource URI scopes name.
     /// The national clouds have their own Graph hosts; an authority on a loopback address (the emulator) serves its
     /// Graph at its own origin, under Graph's resource URI.
@@ -48,7 +54,7 @@ package enum ToolDefaults {
             return ("https://microsoftgraph.chinacloudapi.cn", "https://microsoftgraph.chinacloudapi.cn")
         case "login.microsoftonline.de":
             return ("https://graph.microsoft.de", "https://graph.microsoft.de")
-        case "localhost", "127.0.0.1", "::1", "[::1]":
+        case _ where isLoopback(host):
             var origin = URLComponents()
             origin.scheme = url.scheme
             origin.host = url.host

@@ -212,12 +212,7 @@ struct AppTokenResponse: Sendable {
         guard let accessToken = response.accessToken, !accessToken.isEmpty else {
             throw MSALErrorInfo.invalidResponse("The token response has no access_token.", correlationId: correlationId)
         }
-        let expected = expectsProofOfPossession ? "pop" : "Bearer"
-        guard let tokenType = response.tokenType, tokenType.caseInsensitiveCompare(expected) == .orderedSame else {
-            throw MSALErrorInfo.invalidResponse("The token type of the response is not the one asked for: asked for "
-                                                + "\(expected), received \((response.tokenType ?? "none").prefix(32)).",
-                                                correlationId: correlationId)
-        }
+        try response.checkTokenType(expectsProofOfPossession: expectsProofOfPossession, correlationId: correlationId)
         let expiresIn = response.expiresIn ?? 600
         self.accessToken = accessToken
         self.expiresOn = now.addingTimeInterval(expiresIn)

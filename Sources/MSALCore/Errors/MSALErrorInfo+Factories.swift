@@ -33,10 +33,13 @@ extension MSALErrorInfo {
     /// The description names the host and the kind of failure (timeout, refused connection, TLS...) only: never
     /// a path, a query or a body. The kind is also kept as ``MSALErrorInfo/networkErrorKind``. A `URLError` is kept as the underlying error with its code only (without the
     /// failing URL); any other error from an application's own transport is kept as it is.
-    package static func transport(_ error: any Error, host: String?, correlationId: UUID?) -> MSALErrorInfo {
+    /// `service` names what could not be reached (the identity provider unless said: a resource such as Microsoft
+    /// Graph for a caller's own request).
+    package static func transport(_ error: any Error, host: String?, correlationId: UUID?,
+                                  service: String = "The identity provider") -> MSALErrorInfo {
         let urlError = error as? URLError
         let kind = urlError.map { TransportFailure.kind($0.code) } ?? "the HTTP client failed"
-        let target = host.map { "The identity provider (\($0))" } ?? "The identity provider"
+        let target = host.map { "\(service) (\($0))" } ?? service
         let underlying: any Error = urlError.map(TransportFailure.withoutURL) ?? error
         var info = MSALErrorInfo(.serverError, description: "\(target) could not be reached: \(kind).",
                                  correlationId: correlationId, underlyingError: underlying)

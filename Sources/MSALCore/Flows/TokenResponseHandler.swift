@@ -41,19 +41,7 @@ struct TokenResponseHandler: Sendable {
             throw MSALErrorInfo.internal(.internalErrorInvalidResponse, "The token response has no access_token.",
                                          correlationId: correlationId)
         }
-        // RFC 6749 §5.1 and §7.1: token_type is required, and a token whose type is not understood is not used.
-        guard let tokenType = response.tokenType else {
-            throw MSALErrorInfo.internal(.internalErrorInvalidResponse, "The token response has no token_type.",
-                                         correlationId: correlationId)
-        }
-        let expected = expectsProofOfPossession ? "pop" : "Bearer"
-        guard tokenType.caseInsensitiveCompare(expected) == .orderedSame else {
-            // As MSAL.NET ("You asked for token type Bearer, but received pop") and the common core (a `pop` answer
-            // to a request without `req_cnf` is refused): a token of another type is never used as this one.
-            throw MSALErrorInfo.internal(.internalErrorInvalidResponse,
-                                         "The token type of the response is not the one asked for: asked for \(expected), "
-                                            + "received \(tokenType.prefix(32)).", correlationId: correlationId)
-        }
+        try response.checkTokenType(expectsProofOfPossession: expectsProofOfPossession, correlationId: correlationId)
         let time = IdTokenTime(localNow: now, serverDate: response.serverDate)
         var idToken: IdToken?
         let clientInfo: ClientInfo?

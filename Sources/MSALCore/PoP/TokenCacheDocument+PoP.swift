@@ -127,21 +127,18 @@ extension TokenCacheDocument {
 
     /// Removes the bound app tokens of `clientId` (``removePoPAccessTokens(homeAccountId:)`` for a user's).
     func removePoPAppTokens(clientId: String) {
-        let entries = popEntries
-        let kept = entries.filter { entry in
-            guard let token = PoPAccessToken(json: entry.value) else { return true }
-            return !(token.homeAccountId.isEmpty && token.clientId.lowercased() == clientId.lowercased())
-        }
-        guard kept.count != entries.count else { return }
-        unknownSections[Self.popAccessTokenSection] = .object(kept)
-        noteChange()
+        removePoPAccessTokens { $0.homeAccountId.isEmpty && $0.clientId.lowercased() == clientId.lowercased() }
     }
 
     /// Removes the account's bound tokens (sign-out).
     func removePoPAccessTokens(homeAccountId: String) {
+        removePoPAccessTokens { $0.homeAccountId.lowercased() == homeAccountId.lowercased() }
+    }
+
+    /// Removes the bound tokens `matching` selects (entries that are not bound tokens stay).
+    private func removePoPAccessTokens(matching: (PoPAccessToken) -> Bool) {
         let entries = popEntries
-        guard !entries.isEmpty else { return }
-        let kept = entries.filter { PoPAccessToken(json: $0.value)?.homeAccountId.lowercased() != homeAccountId.lowercased() }
+        let kept = entries.filter { entry in PoPAccessToken(json: entry.value).map { !matching($0) } ?? true }
         guard kept.count != entries.count else { return }
         unknownSections[Self.popAccessTokenSection] = .object(kept)
         noteChange()

@@ -167,3 +167,20 @@ struct OAuthErrorBody: Sendable {
         String(text.split(whereSeparator: \.isNewline).first ?? Substring(text))
     }
 }
+
+extension TokenResponse {
+    /// RFC 6749 §5.1 and §7.1: `token_type` is required, and a token of a type other than the one asked for is never
+    /// used as one — `pop` when the request was bound to a key (`token_type=pop`), else `Bearer` — as MSAL.NET ("You
+    /// asked for token type Bearer, but received pop") and the common core (a `pop` answer to a request without
+    /// `req_cnf` is refused) check it. Shared by user and app tokens.
+    func checkTokenType(expectsProofOfPossession: Bool, correlationId: UUID) throws {
+        guard let tokenType else {
+            throw MSALErrorInfo.invalidResponse("The token response has no token_type.", correlationId: correlationId)
+        }
+        let expected = expectsProofOfPossession ? "pop" : "Bearer"
+        guard tokenType.caseInsensitiveCompare(expected) == .orderedSame else {
+            throw MSALErrorInfo.invalidResponse("The token type of the response is not the one asked for: asked for "
+                                                + "\(expected), received \(tokenType.prefix(32)).", correlationId: correlationId)
+        }
+    }
+}

@@ -57,8 +57,9 @@ struct TokenRequestSettings: Sendable {
     /// Silent requests only (``MSALSilentTokenParameters/forceRefresh``).
     var forceRefresh = false
     var allowLocalRefreshToken = true
-    /// ``MSALTokenParameters/authenticationScheme``.
-    var authenticationScheme: any MSALAuthenticationSchemeProtocol = MSALAuthenticationSchemeBearer()
+    /// ``MSALTokenParameters/authenticationScheme`` when it is proof of possession; nil for bearer (a plain field:
+    /// the silent hot path checks it on every call).
+    var popScheme: MSALAuthenticationSchemePop?
     /// The cache hit that last answered these settings (silent requests only); cleared by every change.
     var rememberedHit: RememberedSilentHit?
 }
@@ -103,9 +104,11 @@ public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
     /// The kind of token to get: ``MSALAuthenticationSchemeBearer`` (the default) or ``MSALAuthenticationSchemePop``
     /// (a token bound to the application's key, returned inside a request signed for one HTTP call).
     public var authenticationScheme: any MSALAuthenticationSchemeProtocol {
-        get { withSettings { $0.authenticationScheme } }
-        set { changeSettings { $0.authenticationScheme = newValue } }
+        get { withSettings { $0.popScheme } ?? MSALAuthenticationSchemeBearer() }
+        set { changeSettings { $0.popScheme = newValue as? MSALAuthenticationSchemePop } }
     }
+    /// ``authenticationScheme`` when it is proof of possession.
+    var popScheme: MSALAuthenticationSchemePop? { withSettings { $0.popScheme } }
     /// Claims to request, such as a claims challenge from a resource. A claims request skips the token cache.
     public var claimsRequest: MSALClaimsRequest? {
         get { withSettings { $0.claimsRequest } }
@@ -192,8 +195,7 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
     /// forced refresh).
     func withMemoProbe<T>(_ body: (_ probe: SilentHitProbe, _ remembered: inout RememberedSilentHit?) -> T?) -> T? {
         withSettings { s in
-            guard s.claimsRequest == nil, !s.forceRefresh, s.authenticationScheme.scheme == .bearer,
-                  let account = s.account else { return nil }
+            guard s.claimsRequest == nil, !s.forceRefresh, s.popScheme == nil, let account = s.account else { return nil }
             let probe = SilentHitProbe(account: ObjectIdentifier(account), authority: s.authority.map(ObjectIdentifier.init),
                                        scopes: s.scopes, correlationId: s.correlationId)
             return body(probe, &s.rememberedHit)
@@ -211,7 +213,7 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
                              extraQueryParameters: settings.extraQueryParameters ?? [:],
                              allowLocalRefreshToken: settings.allowLocalRefreshToken)
         request.xpcMode = msalXpcMode
-        request.popScheme = settings.authenticationScheme as? MSALAuthenticationSchemePop
+        request.popScheme = settings.popScheme
         return request
     }
 }

@@ -71,7 +71,7 @@ extension MSALPublicClientApplication {
                                         claimsRequest: parameters.claimsRequest,
                                         extraQueryParameters: parameters.extraQueryParameters ?? [:],
                                         correlationId: parameters.correlationId ?? CorrelationID.next(),
-                                        popScheme: parameters.authenticationScheme as? MSALAuthenticationSchemePop)
+                                        popScheme: parameters.popScheme)
         let correlationId = request.correlationId
         let session: DeviceCodeSession
         do {

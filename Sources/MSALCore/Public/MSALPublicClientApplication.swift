@@ -128,7 +128,7 @@ public class MSALPublicClientApplication: @unchecked Sendable {
             prefersEphemeralSession: parameters.webviewParameters.prefersEphemeralWebBrowserSession,
             webviewParameters: parameters.webviewParameters)
         request.xpcMode = parameters.msalXpcMode
-        request.popScheme = parameters.authenticationScheme as? MSALAuthenticationSchemePop
+        request.popScheme = parameters.popScheme
         let started = request
         return try await engine.reporting(.interactive, correlationId: started.correlationId, authority: started.authority) {
             try await ErrorBoundary.run(.interactive, correlationId: started.correlationId) { [engine] in
