@@ -123,11 +123,13 @@ extension EmulatorCore {
                           granted: effectiveScopes(scopes, userId: user.objectId, app: app), nonce: nil, authTime: now,
                           wantsClientInfo: true, baseURL: origin ?? issuerBase)
         grant.deviceId = broker.deviceId
+        // The broker passes the application's proof-of-possession request on to the token service.
+        grant.popKeyId = try requestedPoPKeyId(tokenType: fields["token_type"], confirmation: fields["req_cnf"])
         let claims = fields["claims"].flatMap { $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
         noteClaims(claims, into: &grant)
         let body = try issueTokens(grant)
         var answer: [(String, String)] = [("success", "1"), ("authority", "\(origin ?? issuerBase)/\(tenant.id)"),
-                                          ("client_id", app.clientId), ("token_type", "Bearer"),
+                                          ("client_id", app.clientId), ("token_type", body["token_type"] as? String ?? "Bearer"),
                                           ("device_mode", "personal"), ("wpj_status", "joined")]
         for key in ["access_token", "refresh_token", "id_token", "client_info", "scope", "foci"] {
             if let value = body[key] as? String { answer.append((key, value)) }

@@ -43,8 +43,7 @@ extension EmulatorCore {
             case "acquirePrtSsoCookie":
                 answer = try brokerSSOCookie(object, issuerBase: issuerBase)
             case "generateSignedHttpRequest":
-                throw BrokerFailure(status: BrokerFailure.incorrectConfiguration, errorCode: 0,
-                                    context: "The emulated broker does not sign HTTP requests.", subStatus: 36)
+                answer = try brokerSignedHTTPRequest(object)
             case "cancelInteractiveFlow":
                 if broker.cancelled.count < 64 { broker.cancelled.insert(correlationId.lowercased()) }
                 answer = [:]

@@ -21,6 +21,9 @@ struct BrokerState: Sendable {
     var registration: DeviceRegistrationRecord?
     /// Nonces given by `srv_challenge`, until when each may be used.
     var serverNonces: [String: Date] = [:]
+    /// The broker's proof-of-possession key, once made, and the tokens bound to it by client and account.
+    var popKey: BrokerPoPKey?
+    var popTokens: [String: BrokerPoPToken] = [:]
 
     func signedIn(_ userId: String) -> Date? {
         accounts.first { $0.userId == userId }?.signedInAt

@@ -113,16 +113,26 @@ extension EmulatorCore {
         guard let tenant = tokenTenant(for: user, in: request.context) else {
             throw EntraError(error: "invalid_grant", code: 50020, message: "User account '\(user.username)' from identity provider does not exist in tenant.")
         }
+        let account = brokerAccount(user, issuerBase)
+        let homeAccountId = account["homeAccountId"] as? String ?? ""
+        let pop = Self.popParameters(request.parameters)
+        let scopeKey = request.scopes.full.sorted().joined(separator: " ")
+        if let pop, request.claims == nil,
+           let kept = try keptPoPAnswer(pop: pop, clientId: request.app.clientId, homeAccountId: homeAccountId,
+                                        scopes: scopeKey) {
+            return kept
+        }
         var grant = Grant(app: request.app, user: user, tenant: tenant, policy: nil, scopes: request.scopes,
                           granted: effectiveScopes(request.scopes, userId: user.objectId, app: request.app), nonce: nil,
                           authTime: authTime, wantsClientInfo: true, baseURL: request.origin ?? issuerBase)
         grant.deviceId = broker.deviceId
+        grant.popKeyId = try pop.map(brokerPoPKeyId)
         noteClaims(request.claims, into: &grant)
         let body = try issueTokens(grant)
         let lifetime = (body["expires_in"] as? Int) ?? config.lifetimes.accessToken
         let expiresOn = Int64(issueTime.stamp + lifetime) * 1000
-        return [
-            "account": brokerAccount(user, issuerBase),
+        var answer: [String: Any] = [
+            "account": account,
             "accessToken": body["access_token"] as? String ?? "",
             "accessTokenType": 0,
             "expiresOn": expiresOn,
@@ -135,6 +145,12 @@ extension EmulatorCore {
             "responseProperties": [String: String](),
             "isAccessTokenSigned": false,
         ]
+        if let pop, let keyId = grant.popKeyId {
+            try completePoPAnswer(&answer, pop: pop, clientId: request.app.clientId, homeAccountId: homeAccountId,
+                                  scopes: scopeKey, keyId: keyId,
+                                  bound: (body["token_type"] as? String)?.lowercased() == "pop")
+        }
+        return answer
     }
 
     /// `acquirePrtSsoCookie`: an `x-ms-RefreshTokenCredential` cookie for the account, carrying the `sso_nonce` of

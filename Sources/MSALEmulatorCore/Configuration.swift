@@ -49,6 +49,9 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     /// Whether Graph takes a signed request only with a nonce it issued: one without gets a 401 with
     /// `WWW-Authenticate: PoP nonce="…"` (valid 5 minutes), as resources that issue server nonces answer. Default false.
     public var requiresPoPServerNonce = false
+    /// How the emulated identity broker binds a proof-of-possession token (`popParams`): to its own key with a signed
+    /// request in the answer, as Microsoft's broker does by default, or one of the other forms brokers answer.
+    public var brokerProofOfPossession: EmulatedBrokerPoP = .brokerKey
 
     /// What clients should use when they have no other configuration.
     public struct Defaults: Codable, Sendable, Equatable {
@@ -95,7 +98,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case tenants, users, applications, apis, lifetimes, faults, autoApproveUsername, httpsPort, httpPort, defaults
         case rejectsReplayedClientAssertions, managedIdentities, identityHeader, arcTokenDirectory, nativeAuth
-        case proofOfPossession, requiresPoPServerNonce
+        case proofOfPossession, requiresPoPServerNonce, brokerProofOfPossession
     }
 
     /// Decodes a configuration; absent fields keep the values of ``EmulatorConfiguration/default``.
@@ -119,6 +122,7 @@ public struct EmulatorConfiguration: Codable, Sendable, Equatable {
         nativeAuth = try c.decodeIfPresent(NativeAuthSettings.self, forKey: .nativeAuth) ?? NativeAuthSettings()
         proofOfPossession = try c.decodeIfPresent(EmulatedPoPBehaviour.self, forKey: .proofOfPossession) ?? .entra
         requiresPoPServerNonce = try c.decodeIfPresent(Bool.self, forKey: .requiresPoPServerNonce) ?? false
+        brokerProofOfPossession = try c.decodeIfPresent(EmulatedBrokerPoP.self, forKey: .brokerProofOfPossession) ?? .brokerKey
     }
 
     /// The user whose user name or mail is `name` (any case).

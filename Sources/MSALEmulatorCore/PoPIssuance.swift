@@ -18,8 +18,13 @@ extension EmulatorCore {
     /// The key id a token request asks its token to be bound to (`token_type=pop` with `req_cnf`, base64url of
     /// `{"kid":"…"}`, other members such as `xms_ksl` ignored); nil for a bearer request.
     func requestedPoPKeyId(_ request: EmulatorRequest) throws(EntraError) -> String? {
-        let tokenType = request.form["token_type"]?.lowercased()
-        let confirmation = request.form["req_cnf"]
+        try requestedPoPKeyId(tokenType: request.form["token_type"], confirmation: request.form["req_cnf"])
+    }
+
+    /// ``requestedPoPKeyId(_:)`` for the `token_type` and `req_cnf` a broker passes on (Authenticator's query, the SSO
+    /// extension's items: `Pop` as MSAL for iOS/macOS spells it).
+    func requestedPoPKeyId(tokenType: String?, confirmation: String?) throws(EntraError) -> String? {
+        let tokenType = tokenType?.lowercased()
         guard tokenType == "pop" else {
             if let tokenType, tokenType != "bearer" {
                 throw EntraError(error: "invalid_request", code: 900144, message: "The token_type '\(tokenType.prefix(32))' is not supported.")

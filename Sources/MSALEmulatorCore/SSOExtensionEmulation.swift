@@ -175,10 +175,12 @@ extension EmulatorCore {
                           granted: effectiveScopes(scopes, userId: user.objectId, app: app), nonce: nil, authTime: authTime,
                           wantsClientInfo: true, baseURL: origin ?? issuerBase)
         grant.deviceId = broker.deviceId
+        // The extension passes the application's proof-of-possession request on to the token service.
+        grant.popKeyId = try requestedPoPKeyId(tokenType: items["token_type"], confirmation: items["req_cnf"])
         noteClaims(items["claims"], into: &grant)
         let body = try issueTokens(grant)
         var answer = ["authority": "\(origin ?? issuerBase)/\(tenant.id)", "provider_type": "provider_aad_v2",
-                      "token_type": "Bearer", "client_id": app.clientId]
+                      "token_type": body["token_type"] as? String ?? "Bearer", "client_id": app.clientId]
         for key in ["access_token", "refresh_token", "id_token", "client_info", "scope", "foci"] {
             if let value = body[key] as? String { answer[key] = value }
         }

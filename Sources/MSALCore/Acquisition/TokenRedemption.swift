@@ -31,6 +31,9 @@ struct TokenRedemption: Sendable {
     /// A proof-of-possession request: the token is asked for bound to this key, must come back bound
     /// (`token_type` `pop`), is cached under the key, and the result carries a signed request.
     var proofOfPossession: PoPBinding? = nil
+    /// A broker's proof-of-possession answer bound to the broker's own key: it must be `pop`, its access token is not
+    /// cached, and the result carries the broker's signed request.
+    var brokerKeyBinding: BrokerKeyBinding? = nil
 }
 
 extension ClientEngine {
@@ -78,7 +81,8 @@ extension ClientEngine {
             nonce: redemption.nonce, knownHomeAccountId: redemption.knownHomeAccountId,
             signature: try await signatureCheck(for: response, resolved: redemption.resolved, correlationId: correlationId),
             requiresIdToken: redemption.requiresIdToken, now: clock.now(), correlationId: correlationId,
-            log: log(correlationId), expectsProofOfPossession: redemption.proofOfPossession != nil)
+            log: log(correlationId),
+            expectsProofOfPossession: redemption.proofOfPossession != nil || redemption.brokerKeyBinding != nil)
         var handled = try handler.handle(response, accountSource: redemption.accountSource,
                                          replacingRefreshTokenKey: redemption.replacingRefreshTokenKey)
         let cache = await cacheForAccount(handled.homeAccountId)
@@ -88,18 +92,20 @@ extension ClientEngine {
         }
         let authority = redemption.authority.descriptor.resultAuthority(redemption.authority, realm: handled.realm)
         return try await store(handled, authority: authority, knownAccount: redemption.knownAccount, cache: cache,
-                               correlationId: correlationId, proofOfPossession: redemption.proofOfPossession)
+                               correlationId: correlationId, proofOfPossession: redemption.proofOfPossession,
+                               brokerKeyBinding: redemption.brokerKeyBinding)
     }
 
     /// Stores a validated response and builds the result, or the declined-scopes error carrying it.
     private func store(_ handled: HandledTokenResponse, authority: MSALAuthority, knownAccount: MSALAccount?,
                        cache: any TokenCachePort, correlationId: UUID,
-                       proofOfPossession: PoPBinding? = nil) async throws -> MSALResult {
+                       proofOfPossession: PoPBinding? = nil, brokerKeyBinding: BrokerKeyBinding? = nil) async throws -> MSALResult {
         var write = handled.write
         write.clientCapabilities = TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)
-        // A bound token is kept apart from bearer tokens, under its key (``PoPAccessToken``).
+        // A bound token is kept apart from bearer tokens, under its key (``PoPAccessToken``); one bound to a broker's
+        // key is not kept at all.
         let bound = proofOfPossession.map { PoPAccessToken(write, keyId: $0.key.keyId, secret: handled.accessToken) }
-        if bound != nil { write.accessToken = nil }
+        if bound != nil || brokerKeyBinding != nil { write.accessToken = nil }
         RequestDiagnostics.current?.noteSource(.identityProvider)
         let saving = write
         let saved = await cache.storeObtainedToken(log: log(correlationId)) { document in
@@ -115,11 +121,12 @@ extension ClientEngine {
                                                 claims: handled.idToken?.claims)
         let profile = tenantProfile(homeAccountId: handled.homeAccountId, realm: handled.realm,
                                     environment: write.environment, rawIdToken: write.idToken)
-        let accessToken = try proofOfPossession.map { try signedRequest(handled.accessToken, $0) } ?? handled.accessToken
+        let accessToken = try brokerKeyBinding.map { $0.signedRequest ?? "" }
+            ?? proofOfPossession.map { try signedRequest(handled.accessToken, $0) } ?? handled.accessToken
         let result = MSALResult(accessToken: accessToken, expiresOn: handled.expiresOn, extendedLifeTimeToken: false,
                                 idToken: write.idToken, scopes: Scopes.resultScopes(handled.granted),
                                 tenantProfile: profile, account: account, authority: authority, correlationId: correlationId,
-                                authenticationScheme: proofOfPossession == nil ? "Bearer" : "Pop")
+                                authenticationScheme: proofOfPossession == nil && brokerKeyBinding == nil ? "Bearer" : "Pop")
         if !handled.declined.isEmpty {
             var error = MSALErrorInfo(.serverDeclinedScopes,
                                       description: "The server did not grant the scopes \(handled.declined).",

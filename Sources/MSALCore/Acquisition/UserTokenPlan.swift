@@ -100,7 +100,6 @@ struct UserTokenPlan: AcquisitionPlan {
     /// The device's identity broker first, when the application uses one and it holds the account; else the
     /// account's refresh tokens. A proof-of-possession request redeems the refresh token itself.
     func obtain(using cache: any TokenCachePort, redemption: SilentFlowStateMachine) async throws -> MSALResult {
-        if proofOfPossession != nil { return try await engine.refresh(self, machine: redemption, cache: cache) }
         return try await engine.brokeredSilent(self, cache: cache) {
             try await engine.refresh(self, machine: redemption, cache: cache)
         }

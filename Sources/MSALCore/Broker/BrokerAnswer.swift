@@ -65,6 +65,9 @@ package struct BrokerTokenResponse: Sendable, Equatable {
     package var idToken: String
     package var clientInfo: String?
     package var grantedScopes: [String]
+    /// A proof-of-possession answer's signed request, made by the broker with its key, and that key's thumbprint.
+    package var signedHttpRequest: String? = nil
+    package var popKeyThumbprint: String? = nil
 }
 
 /// Reads the broker's answers. Every answer is outside input — any process can take the broker's name on the
@@ -121,7 +124,38 @@ package enum BrokerAnswer {
         return BrokerTokenResponse(account: account, accessToken: accessToken, accessTokenType: type,
                                    expiresOn: expiresOn, extendedExpiresOn: milliseconds(response["extendedExpiresOn"]),
                                    idToken: idToken, clientInfo: text("clientInfo") ?? account.clientInfo,
-                                   grantedScopes: scopes)
+                                   grantedScopes: scopes, signedHttpRequest: text("signedHttpRequest").flatMap(compactJWS),
+                                   popKeyThumbprint: text("popKeyThumbprint").flatMap { $0.utf8.count <= 256 ? $0 : nil })
+    }
+
+    private static func isCompactJWSByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The signed request of a `generateSignedHttpRequest` answer.
+    package static func signedHTTPRequest(_ data: Data, correlationId: UUID?) throws -> String {
+        let object = try root(data, correlationId: correlationId)
+        if let error = object["error"] { throw failure(error, correlationId: correlationId) }
+        guard let text = object["signedHttpRequest"]?.stringValue, text.utf8.count <= maximumFieldLength,
+              let request = compactJWS(text) else {
+            throw MSALErrorInfo.invalidResponse("The broker's answer has no signed HTTP request.", correlationId: correlationId)
+        }
+        return request
+    }
+
+    /// `text` when it has the form of a compact JWS (three base64url parts, the header and claims not empty): what
+    /// goes after `PoP ` in an Authorization header, so no space, quote or control character passes.
+    static func compactJWS(_ text: String) -> String? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
+              text.utf8.allSatisfy(isCompactJWSByte) else { return nil }
+        return text
     }
 
     /// Whether a `signOutSilently` (or `removeAccount`) answer says the account is signed out.

@@ -92,6 +92,12 @@ final class BrokerClient: Sendable {
         return try BrokerAnswer.signedOut(data, correlationId: correlationId)
     }
 
+    /// `generateSignedHttpRequest`: the broker's signed request for `popParams`.
+    func signedHTTPRequest(clientId: String, popParams: BrokerRequest.PoPParameters, correlationId: UUID) async throws -> String {
+        let data = try await send(.signedHTTPRequest(clientId: clientId, popParams: popParams), correlationId: correlationId)
+        return try BrokerAnswer.signedHTTPRequest(data, correlationId: correlationId)
+    }
+
     func version(correlationId: UUID) async throws -> String {
         let data = try await send(.version(clientVersion: ClientHeaders.version), correlationId: correlationId)
         return try BrokerAnswer.version(data, correlationId: correlationId)

@@ -29,6 +29,8 @@ package struct BrokerRequest: Sendable {
         package var prompt: String?
         /// Extra query parameters for the authorization request (`msal_client_sku`, `msal_client_ver`, ...).
         package var additionalParameters: [String: String] = [:]
+        /// A proof-of-possession request's `popParams` (``PoPParameters``); nil for a bearer token.
+        package var popParams: PoPParameters?
 
         package init(authorizationType: AuthorizationType, authority: String, clientId: String, redirectUri: String,
                      scopes: [String], claims: String? = nil, account: BrokerAccount? = nil, username: String? = nil,
@@ -55,6 +57,38 @@ package struct BrokerRequest: Sendable {
             if let account { object["account"] = account.json }
             if let username = username ?? account?.username { object["username"] = username }
             if let prompt { object["prompt"] = prompt }
+            if let popParams { object["popParams"] = popParams.json }
+            return object
+        }
+    }
+
+    /// A proof-of-possession request's `popParams`: the HTTP request the token is for, as msalruntime writes them
+    /// (`PopParametersToJson`: `httpMethod`, `uriHost`, `uriPath`, `nonce`, `clientClaims`, `homeAccountId`), with
+    /// `authenticationScheme` `pop` and the application's key id `kid`, which other broker clients send and brokers
+    /// that bind the token to the client's key read (`linux-broker.md` §1.6 and §3).
+    package struct PoPParameters: Sendable, Equatable {
+        package var httpMethod: String
+        package var uriHost: String
+        package var uriPath: String
+        package var nonce: String?
+        package var homeAccountId: String?
+        package var kid: String
+
+        package init(httpMethod: String, uriHost: String, uriPath: String, nonce: String?, homeAccountId: String?,
+                     kid: String) {
+            self.httpMethod = httpMethod
+            self.uriHost = uriHost
+            self.uriPath = uriPath
+            self.nonce = nonce
+            self.homeAccountId = homeAccountId
+            self.kid = kid
+        }
+
+        var json: [String: Any] {
+            var object: [String: Any] = ["authenticationScheme": "pop", "httpMethod": httpMethod, "uriHost": uriHost,
+                                         "uriPath": uriPath, "kid": kid]
+            object["nonce"] = nonce
+            object["homeAccountId"] = homeAccountId
             return object
         }
     }
@@ -93,6 +127,13 @@ package struct BrokerRequest: Sendable {
             "status": BrokerError.Status.applicationCanceled.rawValue, "subStatus": 0, "errorCode": 0, "tag": 0,
             "context": reason,
         ]])
+    }
+
+    /// `generateSignedHttpRequest`: a signed request for the HTTP request `popParams` describes, made by the broker
+    /// with its key for the token it holds for the client and account (`{"clientId", "popParams"}`, the account in
+    /// `popParams.homeAccountId`).
+    package static func signedHTTPRequest(clientId: String, popParams: PoPParameters) -> BrokerRequest {
+        BrokerRequest(method: .generateSignedHttpRequest, object: ["clientId": clientId, "popParams": popParams.json])
     }
 
     /// `getLinuxBrokerVersion`, telling the broker this library's version.

@@ -112,10 +112,15 @@ extension ClientEngine {
     func acceptBrokered(_ token: BrokeredToken, correlationId: UUID, cache: any TokenCachePort) async throws -> MSALResult {
         let resolved = try await resolve(token.descriptor, correlationId: correlationId)
         let response = Self.bounded(token.response)
-        let redemption = TokenRedemption(
+        var redemption = TokenRedemption(
             resolved: resolved, scopes: token.scopes, correlationId: correlationId, authority: token.authority,
             knownAccount: token.account, knownHomeAccountId: token.account?.identifier,
             requiresIdToken: token.requiresIdToken, accountSource: Self.brokerAccountSource)
+        switch token.proofOfPossession {
+        case .applicationKey(let binding): redemption.proofOfPossession = binding
+        case .brokerKey(let binding): redemption.brokerKeyBinding = binding
+        case nil: break
+        }
         let result = try await accept(response, redemption, cache: cache)
         RequestDiagnostics.current?.noteSource(.broker)
         log(correlationId).info("A broker gave the token.")

@@ -20,6 +20,8 @@ struct InteractiveRequest: Sendable {
     var xpcMode: MSALXpcMode = .disabled
     /// A proof-of-possession request (``MSALTokenParameters/authenticationScheme``); nil for a bearer token.
     var popScheme: MSALAuthenticationSchemePop?
+    /// The key binding of a proof-of-possession request, once read (``ClientEngine/popBinding(_:correlationId:)``).
+    var proofOfPossession: PoPBinding? = nil
 }
 
 extension ClientEngine {
@@ -69,9 +71,11 @@ extension ClientEngine {
 
         let authority = try requestAuthority(request.authority, correlationId: correlationId)
         let binding = try popBinding(request.popScheme, correlationId: correlationId)
-        // The device's identity broker signs the user in when the application uses one and it answers (a
-        // proof-of-possession request signs in with the app's own flow).
-        if binding == nil, let result = try await brokeredInteractive(request, authority: authority) { return result }
+        var request = request
+        request.proofOfPossession = binding
+        // The device's broker signs the user in when the application uses one and it answers (a proof-of-possession
+        // request too: every broker binds).
+        if let result = try await brokeredInteractive(request, authority: authority) { return result }
         let authenticator = try userAgent(request.webviewParameters, own: request.authenticator,
                                           purpose: "to show the sign-in pages", correlationId: correlationId)
         let resolved = try await resolve(authority.descriptor, correlationId: correlationId)

@@ -11,6 +11,10 @@ package struct AuthenticatorResumeState: Sendable, Equatable, Codable {
     /// A new value per request, which the broker answers back.
     package var brokerNonce: String
     package var scopes: [String]
+    /// A proof-of-possession request's `token_type` (`Pop`) and `req_cnf`, kept as MSAL for iOS/macOS keeps them in
+    /// its resume dictionary (`MSIDBrokerTokenRequest.m`, `defaultResumeDictionaryContents`); nil for a bearer token.
+    package var tokenType: String? = nil
+    package var requestConfirmation: String? = nil
 
     /// The state as kept in the broker key store (``MSALBrokerKeyStore/setPendingRequest(_:)``).
     package var encoded: Data { (try? JSONEncoder().encode(self)) ?? Data() }
@@ -72,6 +76,11 @@ package struct AuthenticatorBrokerRequest: Sendable {
     package var clientAppVersion: String?
     /// Asks for a refresh token bound to the device (``MSALGlobalConfig/shouldRequestBoundAppRefreshTokens``).
     package var boundRefreshTokenRedeem = false
+    /// A proof-of-possession request: `token_type` (`Pop`, MSAL's `MSIDAuthSchemeParamFromType`) and `req_cnf`
+    /// (base64url of `{"kid": …}` of the application's key), sent as MSAL for iOS/macOS sends its scheme parameters
+    /// (`MSIDBrokerTokenRequest.m:155-180`).
+    package var tokenType: String?
+    package var requestConfirmation: String?
 
     /// The request's query items, in a fixed order; empty values left out.
     package var pairs: [(String, String)] {
@@ -99,6 +108,8 @@ package struct AuthenticatorBrokerRequest: Sendable {
         if !extraConsentScopes.isEmpty { pairs.append(("extra_consent_scopes", extraConsentScopes.joined(separator: " "))) }
         if let prompt { pairs.append(("prompt", prompt)) }
         if boundRefreshTokenRedeem { pairs.append(("bound_rt_redeem", "1")) }
+        if let tokenType { pairs.append(("token_type", tokenType)) }
+        if let requestConfirmation { pairs.append(("req_cnf", requestConfirmation)) }
         return pairs.filter { !$0.1.isEmpty }
     }
 
@@ -117,8 +128,11 @@ package struct AuthenticatorBrokerRequest: Sendable {
 
     /// What the response must match.
     package var resumeState: AuthenticatorResumeState {
-        AuthenticatorResumeState(authority: authority, clientId: clientId, redirectUri: redirectUri,
-                                 correlationId: correlationId, brokerNonce: brokerNonce, scopes: scopes)
+        var state = AuthenticatorResumeState(authority: authority, clientId: clientId, redirectUri: redirectUri,
+                                             correlationId: correlationId, brokerNonce: brokerNonce, scopes: scopes)
+        state.tokenType = tokenType
+        state.requestConfirmation = requestConfirmation
+        return state
     }
 
     /// A new broker key: 32 random bytes.

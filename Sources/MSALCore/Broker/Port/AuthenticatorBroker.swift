@@ -29,7 +29,7 @@ struct AuthenticatorBroker: BrokerPort {
                                          correlationId: correlationId)
         }
         let scopes = request.scopes + request.extraScopesToConsent
-        let brokerRequest = AuthenticatorBrokerRequest(
+        var brokerRequest = AuthenticatorBrokerRequest(
             authority: authority.url.absoluteString, clientId: settings.clientId, redirectUri: settings.redirectUri,
             correlationId: correlationId, scopes: request.scopes, brokerKey: key,
             claims: ClaimsParameter.build(capabilities: settings.clientCapabilities, claimsRequest: request.claimsRequest),
@@ -38,6 +38,10 @@ struct AuthenticatorBroker: BrokerPort {
             extraQueryParameters: settings.extraQueryParameters.merging(request.extraQueryParameters) { $1 },
             extraConsentScopes: request.extraScopesToConsent,
             applicationToken: try? app.keyStore.applicationToken(clientId: settings.clientId))
+        if let binding = request.proofOfPossession {
+            brokerRequest.tokenType = AuthenticatorBroker.popTokenType
+            brokerRequest.requestConfirmation = binding.key.requestConfirmation
+        }
         // Bound app refresh tokens are not asked for (``MSALGlobalConfig/shouldRequestBoundAppRefreshTokens``): their
         // redemption is a JWT signed with the device's Secure Enclave key and answered encrypted to its transport key
         // (`MSIDBoundRefreshTokenGrantRequest.m:41-127`, `MSIDBoundRefreshToken+Redemption.m:101-112`), which an app
@@ -58,8 +62,27 @@ struct AuthenticatorBroker: BrokerPort {
             engine.log(correlationId).info("The broker app could not be opened; signing in with the web view.")
             return nil
         }
-        return try token(fields, authority: authority, scopes: scopes, account: request.account, engine: engine,
-                         correlationId: correlationId)
+        var brokered = try token(fields, authority: authority, scopes: scopes, account: request.account, engine: engine,
+                                 correlationId: correlationId)
+        brokered.proofOfPossession = request.proofOfPossession.map { .applicationKey($0) }
+        return brokered
+    }
+
+    /// The `token_type` of a proof-of-possession request to the Apple brokers, as MSAL for iOS/macOS writes its scheme
+    /// (`MSIDAuthScheme.m`, `MSIDAuthSchemeParamFromType`).
+    static let popTokenType = "Pop"
+
+    /// How a proof-of-possession answer to a request made before the app was relaunched is kept: under the
+    /// application's key when it is still the one the request named (its signed request is not used), else for its
+    /// account and refresh token only.
+    func orphanedBinding(_ resume: AuthenticatorResumeState, engine: ClientEngine) -> BrokeredPoP? {
+        guard resume.tokenType != nil else { return nil }
+        if let key = try? engine.settings.popKeyStore.keyPair(), key.requestConfirmation == resume.requestConfirmation,
+           let url = URL(string: resume.authority) {
+            return .applicationKey(PoPBinding(key: key, scheme: MSALAuthenticationSchemePop(httpMethod: .GET, requestUrl: url,
+                                                                                             nonce: nil, additionalParameters: nil)))
+        }
+        return .brokerKey(BrokerKeyBinding(signedRequest: nil))
     }
 
     /// The broker's answer as a token, for the accept step: its application token kept; a device-bound app refresh
@@ -101,8 +124,9 @@ struct AuthenticatorBroker: BrokerPort {
         Task {
             do {
                 let authority = try MSALAuthority(url: URL(string: resume.authority) ?? engine.settings.authority.url)
-                let token = try token(fields, authority: authority, scopes: resume.scopes, account: nil, engine: engine,
+                var token = try token(fields, authority: authority, scopes: resume.scopes, account: nil, engine: engine,
                                       correlationId: correlationId)
+                token.proofOfPossession = orphanedBinding(resume, engine: engine)
                 _ = try await engine.acceptBrokered(token, correlationId: correlationId, cache: engine.cache)
             } catch {
                 engine.log(correlationId).warning("The broker's answer to a request made before the app was relaunched could not be stored.")

@@ -77,6 +77,23 @@ struct BrokeredToken: Sendable {
     /// Whether the answer must carry an id token: a sign-in's does (it names the account); a silent answer for a
     /// known account may come without one.
     var requiresIdToken = true
+    /// How a proof-of-possession answer is bound; nil for a bearer token.
+    var proofOfPossession: BrokeredPoP? = nil
+}
+
+/// How a broker's proof-of-possession answer is bound.
+enum BrokeredPoP: Sendable {
+    /// To the application's key: the token is cached under it and the application signs each request itself.
+    case applicationKey(PoPBinding)
+    /// To the broker's own key (``BrokerKeyBinding``).
+    case brokerKey(BrokerKeyBinding)
+}
+
+/// A proof-of-possession token bound to a key this application does not sign with (a broker's own key): the broker
+/// signed the request (``signedRequest``), and the token, which the application cannot use, is not cached.
+struct BrokerKeyBinding: Sendable {
+    /// The broker's signed request; nil for an answer kept for its account and refresh token only.
+    var signedRequest: String?
 }
 
 /// The accounts of a broker, and what it says of the device (the SSO extension's answers carry both).

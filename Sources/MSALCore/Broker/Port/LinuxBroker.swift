@@ -31,7 +31,7 @@ struct LinuxBroker: BrokerPort {
             .interactive, engine: engine, authority: authority.descriptor, scopes: scopes,
             claims: ClaimsParameter.build(capabilities: engine.settings.clientCapabilities, claimsRequest: request.claimsRequest),
             account: request.account.flatMap(Self.account), username: request.loginHint ?? request.account?.username,
-            prompt: prompt)
+            prompt: prompt, popParams: Self.popParameters(request.proofOfPossession, homeAccountId: request.account?.identifier))
         engine.log(request.correlationId).info("Signing in through the identity broker.")
         let token: BrokerTokenResponse
         do {
@@ -39,8 +39,11 @@ struct LinuxBroker: BrokerPort {
         } catch let error as MSALErrorInfo where error.internalCode == .internalBrokerNotAvailable {
             return nil
         }
-        return BrokeredToken(response: Self.response(token, now: engine.clock.now()), authority: authority,
-                             descriptor: authority.descriptor, scopes: scopes, account: request.account)
+        var brokered = BrokeredToken(response: Self.response(token, now: engine.clock.now()), authority: authority,
+                                     descriptor: authority.descriptor, scopes: scopes, account: request.account)
+        brokered.proofOfPossession = try await binding(of: token, request.proofOfPossession, parameters: parameters,
+                                                       engine: engine, correlationId: request.correlationId)
+        return brokered
     }
 
     func silent(_ plan: UserTokenPlan, engine: ClientEngine) async throws -> BrokeredToken? {
@@ -49,7 +52,7 @@ struct LinuxBroker: BrokerPort {
         let parameters = Self.parameters(
             .cachedRefreshToken, engine: engine, authority: plan.descriptor, scopes: request.scopes,
             claims: RefreshTokenGrantRequest.claims(capabilities: engine.settings.clientCapabilities, requested: request.claims),
-            account: account)
+            account: account, popParams: Self.popParameters(plan.proofOfPossession, homeAccountId: account.homeAccountId))
         let token: BrokerTokenResponse
         do {
             token = try await client.silentToken(parameters, correlationId: request.correlationId)
@@ -60,9 +63,42 @@ struct LinuxBroker: BrokerPort {
             }
             return nil
         }
-        return BrokeredToken(response: Self.response(token, now: engine.clock.now()),
-                             authority: MSALAuthority.make(plan.descriptor), descriptor: plan.descriptor,
-                             scopes: request.scopes, account: plan.account, requiresIdToken: false)
+        var brokered = BrokeredToken(response: Self.response(token, now: engine.clock.now()),
+                                     authority: MSALAuthority.make(plan.descriptor), descriptor: plan.descriptor,
+                                     scopes: request.scopes, account: plan.account, requiresIdToken: false)
+        brokered.proofOfPossession = try await binding(of: token, plan.proofOfPossession, parameters: parameters,
+                                                       engine: engine, correlationId: request.correlationId)
+        return brokered
+    }
+
+    /// A proof-of-possession request's `popParams`: the HTTP request the token is for, and the application's key id.
+    static func popParameters(_ binding: PoPBinding?, homeAccountId: String?) -> BrokerRequest.PoPParameters? {
+        guard let binding else { return nil }
+        let url = binding.scheme.requestUrl
+        let host = (url.host ?? "").lowercased()
+        return BrokerRequest.PoPParameters(
+            httpMethod: MSALParameterStringForHttpMethod(binding.scheme.httpMethod),
+            uriHost: url.port.map { "\(host):\($0)" } ?? host, uriPath: url.path,
+            nonce: binding.scheme.nonce.flatMap { $0.isEmpty ? nil : $0 }, homeAccountId: homeAccountId,
+            kid: binding.key.keyId)
+    }
+
+    /// How the broker bound a proof-of-possession answer: to its own key when it signed the request itself (msalruntime's
+    /// `signedHttpRequest`), or names a key thumbprint other than the application's (the signed request then asked for
+    /// with `generateSignedHttpRequest`); else to the application's key (a broker that bound the token to `kid`, as
+    /// `req_cnf`). A bearer answer to a proof-of-possession request is refused by the accept step.
+    func binding(of token: BrokerTokenResponse, _ binding: PoPBinding?, parameters: BrokerRequest.AuthParameters,
+                 engine: ClientEngine, correlationId: UUID) async throws -> BrokeredPoP? {
+        guard let binding, var popParams = parameters.popParams else { return nil }
+        if let signed = token.signedHttpRequest { return .brokerKey(BrokerKeyBinding(signedRequest: signed)) }
+        guard token.accessTokenType == 1, let thumbprint = token.popKeyThumbprint, thumbprint != binding.key.keyId else {
+            return .applicationKey(binding)
+        }
+        popParams.homeAccountId = token.account.homeAccountId
+        engine.log(correlationId).info("The identity broker bound the token to its own key; asking it to sign the request.")
+        let signed = try await client.signedHTTPRequest(clientId: engine.settings.clientId, popParams: popParams,
+                                                        correlationId: correlationId)
+        return .brokerKey(BrokerKeyBinding(signedRequest: signed))
     }
 
     /// The accounts the broker holds for the client (not asked for the account signed in on a shared device: the Linux
@@ -111,14 +147,16 @@ struct LinuxBroker: BrokerPort {
 
     static func parameters(_ type: BrokerRequest.AuthorizationType, engine: ClientEngine, authority: AuthorityDescriptor,
                            scopes: [String], claims: String?, account: BrokerAccount?, username: String? = nil,
-                           prompt: String? = nil) -> BrokerRequest.AuthParameters {
+                           prompt: String? = nil, popParams: BrokerRequest.PoPParameters? = nil) -> BrokerRequest.AuthParameters {
         var extra = engine.settings.extraQueryParameters
         extra["msal_client_sku"] = ClientHeaders.sku
         extra["msal_client_ver"] = ClientHeaders.version
-        return BrokerRequest.AuthParameters(authorizationType: type, authority: authority.urlString,
-                                            clientId: engine.settings.clientId, redirectUri: redirectUri, scopes: scopes,
-                                            claims: claims, account: account, username: username, prompt: prompt,
-                                            additionalParameters: extra)
+        var parameters = BrokerRequest.AuthParameters(authorizationType: type, authority: authority.urlString,
+                                                      clientId: engine.settings.clientId, redirectUri: redirectUri,
+                                                      scopes: scopes, claims: claims, account: account, username: username,
+                                                      prompt: prompt, additionalParameters: extra)
+        parameters.popParams = popParams
+        return parameters
     }
 
     /// The broker's token as a token response: its expiry dates (milliseconds since the epoch, as msalruntime

@@ -44,7 +44,8 @@ struct SSOExtensionBroker: BrokerPort {
         }
     }
 
-    func tokenParameters(authority: MSALAuthority, scopes: [String], claims: String?, engine: ClientEngine) -> SSOExtensionRequest.Token {
+    func tokenParameters(authority: MSALAuthority, scopes: [String], claims: String?, binding: PoPBinding?,
+                         engine: ClientEngine) -> SSOExtensionRequest.Token {
         let settings = engine.settings
         var token = SSOExtensionRequest.Token(authority: authority.url.absoluteString, clientId: settings.clientId,
                                               redirectUri: settings.redirectUri, scopes: scopes)
@@ -52,6 +53,10 @@ struct SSOExtensionBroker: BrokerPort {
         token.clientCapabilities = settings.clientCapabilities
         token.extraQueryParameters = settings.extraQueryParameters
         token.instanceAware = settings.multipleCloudsSupported
+        if let binding {
+            token.tokenType = AuthenticatorBroker.popTokenType
+            token.requestConfirmation = binding.key.requestConfirmation
+        }
         return token
     }
 
@@ -60,7 +65,8 @@ struct SSOExtensionBroker: BrokerPort {
         let correlationId = request.correlationId
         var token = tokenParameters(authority: authority, scopes: request.scopes,
                                     claims: ClaimsParameter.build(capabilities: engine.settings.clientCapabilities,
-                                                                  claimsRequest: request.claimsRequest), engine: engine)
+                                                                  claimsRequest: request.claimsRequest),
+                                    binding: request.proofOfPossession, engine: engine)
         token.homeAccountId = request.account?.identifier
         token.username = request.account?.username ?? request.loginHint
         token.prompt = request.prompt.parameterValue
@@ -70,9 +76,12 @@ struct SSOExtensionBroker: BrokerPort {
         guard let fields = try await perform(.token(.login, token, base: base(correlationId)),
                                              webviewParameters: request.webviewParameters, engine: engine,
                                              correlationId: correlationId) else { return nil }
-        return BrokeredToken(response: try SSOExtensionAnswer.tokenResponse(fields, now: engine.clock.now(), correlationId: correlationId),
-                             authority: authority, descriptor: authority.descriptor,
-                             scopes: request.scopes + request.extraScopesToConsent, account: request.account)
+        var brokered = BrokeredToken(response: try SSOExtensionAnswer.tokenResponse(fields, now: engine.clock.now(),
+                                                                                   correlationId: correlationId),
+                                     authority: authority, descriptor: authority.descriptor,
+                                     scopes: request.scopes + request.extraScopesToConsent, account: request.account)
+        brokered.proofOfPossession = request.proofOfPossession.map { .applicationKey($0) }
+        return brokered
     }
 
     /// `refresh`.
@@ -81,16 +90,19 @@ struct SSOExtensionBroker: BrokerPort {
         let authority = MSALAuthority.make(plan.descriptor)
         var token = tokenParameters(authority: authority, scopes: request.scopes,
                                     claims: RefreshTokenGrantRequest.claims(capabilities: engine.settings.clientCapabilities,
-                                                                             requested: request.claims), engine: engine)
+                                                                             requested: request.claims),
+                                    binding: plan.proofOfPossession, engine: engine)
         token.homeAccountId = plan.homeAccountId
         token.username = plan.account.username
         token.forceRefresh = request.forceRefresh
         guard let fields = try await perform(.token(.refresh, token, base: base(request.correlationId)), engine: engine,
                                              correlationId: request.correlationId) else { return nil }
-        return BrokeredToken(response: try SSOExtensionAnswer.tokenResponse(fields, now: engine.clock.now(),
-                                                                            correlationId: request.correlationId),
-                             authority: authority, descriptor: plan.descriptor, scopes: request.scopes, account: plan.account,
-                             requiresIdToken: false)
+        var brokered = BrokeredToken(response: try SSOExtensionAnswer.tokenResponse(fields, now: engine.clock.now(),
+                                                                                   correlationId: request.correlationId),
+                                     authority: authority, descriptor: plan.descriptor, scopes: request.scopes,
+                                     account: plan.account, requiresIdToken: false)
+        brokered.proofOfPossession = plan.proofOfPossession.map { .applicationKey($0) }
+        return brokered
     }
 
     /// As MSAL for iOS/macOS (`MSIDSSOExtensionSilentTokenRequestController`, `allowUsingLocalCachedRtWhenSsoExtFailed`):

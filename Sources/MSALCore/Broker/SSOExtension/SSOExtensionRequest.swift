@@ -56,6 +56,10 @@ package struct SSOExtensionRequest: Sendable, Equatable {
         package var extraConsentScopes: [String] = []
         package var forceRefresh = false
         package var instanceAware = false
+        /// A proof-of-possession request: `token_type` `Pop` and `req_cnf`, as MSAL for iOS/macOS adds its scheme's
+        /// JSON to the operation's configuration (`MSIDConfiguration.m:223-230`, `MSIDAuthenticationSchemePop.m:156-175`).
+        package var tokenType: String?
+        package var requestConfirmation: String?
 
         package init(authority: String, clientId: String, redirectUri: String, scopes: [String]) {
             self.authority = authority
@@ -77,6 +81,8 @@ package struct SSOExtensionRequest: Sendable, Equatable {
         items["instance_aware"] = token.instanceAware ? "1" : "0"
         items["request_sent_timestamp"] = String(format: "%.6f", Date().timeIntervalSince1970)
         if let claims = token.claims { items["claims"] = claims }
+        items["token_type"] = token.tokenType
+        items["req_cnf"] = token.requestConfirmation
         if let capabilities = token.clientCapabilities, !capabilities.isEmpty {
             items["client_capabilities"] = capabilities.joined(separator: ",")
         }
