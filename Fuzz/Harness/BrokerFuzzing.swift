@@ -16,6 +16,17 @@ enum BrokerFuzzing {
                           "a token for another account was taken")
             try fuzzCheck(!token.accessToken.isEmpty && token.expiresOn.timeIntervalSince1970 > 0,
                           "a token without an access token or an expiry was taken")
+            if let signed = token.signedHttpRequest {
+                try fuzzCheck(signed.split(separator: ".", omittingEmptySubsequences: false).count == 3
+                              && !signed.contains(where: { $0 == " " || $0 == "\r" || $0 == "\n" || $0 == "\"" }),
+                              "a signed request that is not a compact JWS was taken")
+            }
+        }
+        if let signed = try fuzzExpectingTypedErrors("BrokerAnswer.signedHTTPRequest", {
+            try BrokerAnswer.signedHTTPRequest(data, correlationId: nil)
+        }) {
+            try fuzzCheck(signed.split(separator: ".", omittingEmptySubsequences: false).count == 3,
+                          "a signed request that is not a compact JWS was taken")
         }
         _ = try fuzzExpectingTypedErrors("BrokerAnswer.accounts") { try BrokerAnswer.accounts(data, correlationId: nil) }
         _ = try fuzzExpectingTypedErrors("BrokerAnswer.signedOut") { try BrokerAnswer.signedOut(data, correlationId: nil) }

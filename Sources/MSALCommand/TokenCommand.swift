@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MSAL
+import MSALSupport
 
 /// `msal token`: a token for the signed-in account, without user interaction.
 struct TokenCommand: AsyncParsableCommand {
@@ -28,7 +29,8 @@ struct TokenCommand: AsyncParsableCommand {
         ($XDG_STATE_HOME/msal/pop-key.pem, RSA-2048, made on first use, mode 0600) and signed into a request for that \
         URL and --pop-method (default GET), with --pop-nonce if the resource gave one (WWW-Authenticate: PoP \
         nonce="..."). It prints the signed request: send it as `Authorization: PoP <value>` with that request only. The \
-        bound token is cached under the key; each call signs anew.
+        bound token is cached under the key; each call signs anew. A sign-in made with --broker gets the token from the \
+        identity broker, which signs the request with its own key and keeps the token itself.
 
         Examples:
           curl -H "Authorization: Bearer $(msal token)" https://graph.microsoft.com/v1.0/me
@@ -86,6 +88,15 @@ struct TokenCommand: AsyncParsableCommand {
         MSALHttpMethod.allCases.first { MSALParameterStringForHttpMethod($0) == text.uppercased() }
     }
 
+    /// The `kid` of a signed request's header: the key it was signed with.
+    static func signingKeyId(_ signedRequest: String) -> String? {
+        guard let header = signedRequest.split(separator: ".").first,
+              let data = MSALSupport.Base64URL.decode(header), data.count <= 4096,
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let kid = object["kid"] as? String, kid.utf8.count <= 256 else { return nil }
+        return kid
+    }
+
     /// The proof-of-possession scheme of `--pop-url`, if given.
     var popScheme: MSALAuthenticationSchemePop? {
         guard let popURL, let url = URL(string: popURL) else { return nil }
@@ -134,9 +145,8 @@ struct TokenCommand: AsyncParsableCommand {
                     "tenant_id": result.tenantProfile.tenantId ?? "",
                     "metadata": ResultMetadataJSON.object(result.metadata),
                 ]
-                if popScheme != nil, let keyId = try? MSALFilePoPKeyStore(fileURL: ApplicationFactory.popKeyFile).keyPair().keyId {
-                    object["key_id"] = keyId
-                }
+                // The key that signed: msal's own, or the identity broker's when it signed with its key.
+                if popScheme != nil, let keyId = Self.signingKeyId(result.accessToken) { object["key_id"] = keyId }
                 Self.addExpiry(result.expiresOn, to: &object)
                 CLI.out(CLI.jsonLine(object))
             } else {

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import MSALSupport
 import MSALTestSupport
 import Testing
 import MSALEmulator
@@ -61,6 +62,23 @@ struct BrokerCommandTests {
         #expect(token.status == 0, "\(token.stderr)")
         let metadata = (try token.json() as? [String: Any])?["metadata"] as? [String: Any]
         #expect(metadata?["token_source"] as? String == "broker", "\(token.stdout)")
+
+        // A proof-of-possession token through the broker: the request signed with the broker's key, which the token
+        // is bound to; `key_id` names that key, and Graph takes the request.
+        let me = emulator.httpsURL.appendingPathComponent("v1.0/me").absoluteString
+        let pop = try await runner.run(["token", "--json", "--pop-url", me], environment: env)
+        #expect(pop.status == 0, "\(pop.stderr)")
+        let popObject = try pop.json() as? [String: Any]
+        #expect(popObject?["token_type"] as? String == "Pop", "\(pop.stdout)")
+        let signed = try #require(popObject?["access_token"] as? String)
+        let keyId = try #require(popObject?["key_id"] as? String)
+        let shrClaims = try #require(Base64URL.decode(signed.split(separator: ".")[1]).flatMap {
+            try JSONSerialization.jsonObject(with: $0) as? [String: Any] })
+        let inner = try #require((shrClaims["at"] as? String).flatMap { Base64URL.decode($0.split(separator: ".")[1]) }.flatMap {
+            try JSONSerialization.jsonObject(with: $0) as? [String: Any] })
+        #expect((inner["cnf"] as? [String: Any])?["kid"] as? String == keyId)
+        let graph = try await runner.run(["graph", "--pop", "/me"], environment: env)
+        #expect(graph.status == 0, "\(graph.stderr)")
 
         let status = try await runner.run(["status", "--json"], environment: env)
         #expect(status.status == 0, "\(status.stderr)")

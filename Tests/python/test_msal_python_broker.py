@@ -7,100 +7,11 @@ Secret Service on that bus, the broker on the bus before pymsalruntime is import
 GUID whose metadata the emulator serves over HTTPS.
 """
 import json
-import os
 import pathlib
-import shutil
 import subprocess
 import sys
-import tempfile
-import time
 
-import pytest
-
-from conftest import ROOT, _emulator_binary
-
-REQUIRED = os.environ.get("MSAL_BROKER_REQUIRED") == "1"
 HERE = pathlib.Path(__file__).resolve().parent
-
-
-def _missing():
-    for tool in ("dbus-daemon", "gnome-keyring-daemon", "dbus-send"):
-        if not shutil.which(tool):
-            return tool
-    probe = subprocess.run([sys.executable, "-c", "import importlib.util as u; "
-                            "print(u.find_spec('pymsalruntime') is not None)"], capture_output=True, text=True)
-    return None if probe.stdout.strip() == "True" else "pymsalruntime"
-
-
-def _wait(condition, what, seconds=30):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise RuntimeError("timed out waiting for " + what)
-        time.sleep(0.05)
-
-
-@pytest.fixture(scope="module")
-def brokered_bus():
-    missing = _missing()
-    if missing:
-        if REQUIRED:
-            pytest.fail(f"{missing} is not installed")
-        pytest.skip(f"{missing} is not installed")
-    work = pathlib.Path(tempfile.mkdtemp(prefix="msal-broker-py-"))
-    for name in ("run", "services", "home"):
-        (work / name).mkdir()
-    os.chmod(work / "run", 0o700)
-    config = work / "session.conf"
-    config.write_text(f"""<busconfig>
-  <type>session</type>
-  <keep_umask/>
-  <listen>unix:dir={work / 'run'}</listen>
-  <auth>EXTERNAL</auth>
-  <servicedir>{work / 'services'}</servicedir>
-  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-  <limit name="reply_timeout">300000</limit>
-</busconfig>
-""")
-    processes = []
-    try:
-        bus = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address=1"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        processes.append(bus)
-        address = bus.stdout.readline().strip()
-        assert address.startswith("unix:path="), address
-        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address, HOME=str(work / "home"),
-                   XDG_RUNTIME_DIR=str(work / "run"), XDG_DATA_HOME=str(work / "home" / ".local" / "share"))
-        # The Secret Service on the same bus, its login collection unlocked (a non-empty password creates it).
-        keyring = subprocess.Popen(["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
-                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        processes.append(keyring)
-        keyring.stdin.write(b"msal-broker-test")
-        keyring.stdin.close()
-
-        def login_collection():
-            answer = subprocess.run(
-                ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
-                 "org.freedesktop.Secret.Service.ReadAlias", "string:login"], env=env, capture_output=True, text=True)
-            return "/org/freedesktop/secrets/collection/login" in answer.stdout
-        _wait(login_collection, "the Secret Service's login collection")
-        # The emulated broker, on the bus before any client imports pymsalruntime.
-        emulator = subprocess.Popen(
-            _emulator_binary() + ["serve", "--json", "--broker", "--auto-approve", "adele@contoso.onmicrosoft.com",
-                                  "--ca-dir", str(work)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(ROOT), env=env)
-        processes.append(emulator)
-        line = emulator.stdout.readline()
-        if not line:
-            raise RuntimeError("emulator did not start: " + emulator.stderr.read())
-        info = json.loads(line)
-        assert info["broker_bus_address"] == address
-        yield info, env
-    finally:
-        for process in reversed(processes):
-            process.kill()
-            process.wait(timeout=30)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def test_msal_python_signs_in_through_the_emulated_broker(brokered_bus):
