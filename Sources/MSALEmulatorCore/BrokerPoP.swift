@@ -9,7 +9,7 @@ public enum EmulatedBrokerPoP: String, Codable, Sendable, CaseIterable {
     /// As msalruntime's contract describes Microsoft's broker (its `BrokerTokenResponseToJson` writes
     /// `signedHttpRequest`, `popKeyName` and `popKeyThumbprint`; `PopParametersToJson` sends no key): the token is
     /// bound to the broker's own key, and the answer carries the signed request for the `popParams`' method, host,
-    /// path and nonce. The default.
+    /// path and nonce, in `signedHttpRequest` and as the `accessToken` msalruntime's Linux reader takes. The default.
     case brokerKey
     /// The broker's own key, the answer carrying the token type and key thumbprint but no signed request: the client
     /// asks `generateSignedHttpRequest` (`linux-broker.md` §1.6).
@@ -127,11 +127,15 @@ extension EmulatorCore {
         try signPoPAnswer(&answer, pop: pop, accessToken: accessToken)
     }
 
-    /// The signed request of an answer bound to the broker's key (``EmulatedBrokerPoP/brokerKey`` only).
+    /// The signed request of an answer bound to the broker's key (``EmulatedBrokerPoP/brokerKey`` only), in
+    /// `signedHttpRequest` and, for a bound token (`accessTokenType` 1), in `accessToken` too: msalruntime's reader
+    /// of Linux broker answers (`BrokerTokenResponseFromJson`) reads no `signedHttpRequest`, takes `accessTokenType` 1
+    /// for an access token the broker already signed, and answers `pop <accessToken>` as the authorization header.
     func signPoPAnswer(_ answer: inout [String: Any], pop: [String: Any], accessToken: String) throws {
         if config.brokerProofOfPossession == .brokerKey {
-            answer["signedHttpRequest"] = try brokerPoPKey().signedRequest(accessToken: accessToken, popParams: pop,
-                                                                           now: issueTime.stamp)
+            let signed = try brokerPoPKey().signedRequest(accessToken: accessToken, popParams: pop, now: issueTime.stamp)
+            answer["signedHttpRequest"] = signed
+            if answer["accessTokenType"] as? Int == 1 { answer["accessToken"] = signed }
         }
     }
 

@@ -22,7 +22,7 @@ public struct MSALFilePoPKeyStore: MSALPoPKeyStore {
         let made = try MSALPoPKeyPair()
         do {
             try PrivateFiles.makeDirectory(fileURL.deletingLastPathComponent().path)
-            try PrivateFiles.createNew(Data(made.pemRepresentation.utf8), at: fileURL.path, mode: 0o600)
+            try PrivateFiles.createNew(Data((made.pemRepresentation ?? "").utf8), at: fileURL.path, mode: 0o600)
             return made
         } catch {
             // Another process made it meanwhile: use that one.
@@ -35,7 +35,7 @@ public struct MSALFilePoPKeyStore: MSALPoPKeyStore {
     public func rotate() throws -> MSALPoPKeyPair {
         let made = try MSALPoPKeyPair()
         do {
-            try PrivateFiles.replace(fileURL.path, with: Data(made.pemRepresentation.utf8), mode: 0o600)
+            try PrivateFiles.replace(fileURL.path, with: Data((made.pemRepresentation ?? "").utf8), mode: 0o600)
         } catch {
             throw MSALErrorInfo.internal(.internalErrorUnexpected,
                                          "The proof-of-possession key file \(fileURL.path) could not be replaced: \(error)")

@@ -157,13 +157,31 @@ struct LinuxBrokerPoPTests {
             broker = try EmulatedIdentityBroker.start(for: emulator, busAddress: bus.address)
         }
 
+        /// The answers as Microsoft's client reads them (msalruntime reads no `signedHttpRequest`: a PoP answer's
+        /// `accessToken` is the broker's signed request).
+        struct AsMsalruntimeReads: MSALBrokerTransport {
+            let inner: MSALDBusBrokerTransport
+            func call(_ method: MSALBrokerMethod, correlationId: UUID, request: Data, interactive: Bool) async throws -> Data {
+                let answer = try await inner.call(method, correlationId: correlationId, request: request, interactive: interactive)
+                guard var object = try JSONSerialization.jsonObject(with: answer) as? [String: Any],
+                      var token = object["brokerTokenResponse"] as? [String: Any] else { return answer }
+                token["signedHttpRequest"] = nil
+                token["popKeyThumbprint"] = nil
+                object["brokerTokenResponse"] = token
+                return try JSONSerialization.data(withJSONObject: object)
+            }
+        }
+
+        var msalruntimeReading = false
+
         func app() throws -> MSALPublicClientApplication {
             let config = MSALPublicClientApplicationConfig(
                 clientId: emulator.clientId, redirectUri: "http://localhost",
                 authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
             config.httpClient = MSALDefaultHTTPClient.shared
             config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-            config.brokerOptions = MSALBrokerOptions(transport: MSALDBusBrokerTransport(address: bus.address))
+            let transport = MSALDBusBrokerTransport(address: bus.address)
+            config.brokerOptions = MSALBrokerOptions(transport: msalruntimeReading ? AsMsalruntimeReads(inner: transport) : transport)
             config.popKeyStore = keys
             return try MSALPublicClientApplication(configuration: config)
         }
@@ -210,6 +228,18 @@ struct LinuxBrokerPoPTests {
         // A token only the broker can use is not kept by the application.
         let kept = try BrokeredPoPTests.boundTokens(app)
         #expect(kept == 0)
+        await fixture.stop()
+    }
+
+    @Test func theSignedRequestAsTheAccessTokenIsTakenAsMicrosoftsClientTakesIt() async throws {
+        let fixture = try await Fixture(.brokerKey)
+        fixture.msalruntimeReading = true
+        let (app, signedIn, second) = try await signInThenAnotherURL(fixture)
+        let first = try BrokeredPoPTests.binding(signedIn.accessToken)
+        let applicationKeyId = try fixture.keys.keyPair().keyId
+        let secondAt = try BrokeredPoPTests.binding(second.accessToken).at
+        #expect(first.cnfKid == first.thumbprint && first.thumbprint != applicationKeyId && secondAt == first.at)
+        #expect(try BrokeredPoPTests.boundTokens(app) == 0)
         await fixture.stop()
     }
 

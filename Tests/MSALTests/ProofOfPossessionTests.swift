@@ -149,7 +149,7 @@ struct ProofOfPossessionTests {
         let confirmation = try #require(MSALSupport.Base64URL.decode(key.requestConfirmation))
         #expect(String(decoding: confirmation, as: UTF8.self) == "{\"kid\":\"\(key.keyId)\"}")
         // The same key from its PEM has the same id; a key that is not RSA is a typed error.
-        #expect(try MSALPoPKeyPair(pemRepresentation: key.pemRepresentation).keyId == key.keyId)
+        #expect(try MSALPoPKeyPair(pemRepresentation: try #require(key.pemRepresentation)).keyId == key.keyId)
         #expect(throws: MSALErrorInfo.self) { try MSALPoPKeyPair(pemRepresentation: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----") }
         #expect(MSALParameterStringForHttpMethod(.PATCH) == "PATCH" && MSALHttpMethod.allCases.count == 9)
         #expect(MSALAuthenticationSchemeBearer().authenticationScheme == "Bearer" && MSALAuthenticationSchemeBearer().scheme == .bearer)

@@ -1,4 +1,4 @@
-package import Foundation
+public import Foundation
 import Crypto
 import _CryptoExtras
 
@@ -6,7 +6,13 @@ import _CryptoExtras
 /// reference (`req_cnf`: its RFC 7638 thumbprint) and in each signed request (`cnf.jwk`); its private part signs those
 /// requests and never leaves the process or the store that keeps it.
 public final class MSALPoPKeyPair: Sendable {
-    private let key: _RSA.Signing.PrivateKey
+    /// How the private key signs: in this process, or where the key is kept (a keychain, a hardware module).
+    private enum Signer: Sendable {
+        case software(_RSA.Signing.PrivateKey)
+        case external(@Sendable (Data) throws -> Data)
+    }
+
+    private let signer: Signer
     /// The public key as a JSON Web Key with only its required members, in RFC 7638's order:
     /// `{"e":"…","kty":"RSA","n":"…"}`.
     public let jsonWebKey: String
@@ -25,7 +31,10 @@ public final class MSALPoPKeyPair: Sendable {
 
     /// A new RSA-2048 key.
     public convenience init(algorithm: Algorithm = .RS256) throws {
-        try self.init(key: _RSA.Signing.PrivateKey(keySize: .bits2048), algorithm: algorithm)
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let primitives = try key.publicKey.getKeyPrimitives()
+        try self.init(signer: .software(key), modulus: primitives.modulus, exponent: primitives.publicExponent,
+                      algorithm: algorithm)
     }
 
     /// The key of a PEM private key (PKCS #1 or PKCS #8) of at least 2048 bits.
@@ -33,24 +42,44 @@ public final class MSALPoPKeyPair: Sendable {
     /// - Throws: ``MSALErrorInfo`` (``MSALInternalError/internalErrorInvalidParameter``) when it is not one.
     public convenience init(pemRepresentation: String, algorithm: Algorithm = .RS256) throws {
         let key: _RSA.Signing.PrivateKey
+        let primitives: _RSA.Signing.PublicKey.Primitives
         do {
             key = try _RSA.Signing.PrivateKey(pemRepresentation: pemRepresentation)
+            primitives = try key.publicKey.getKeyPrimitives()
         } catch {
             throw MSALErrorInfo.invalidParameter("The proof-of-possession key is not an RSA private key of 2048 bits or more.")
         }
-        try self.init(key: key, algorithm: algorithm)
+        try self.init(signer: .software(key), modulus: primitives.modulus, exponent: primitives.publicExponent,
+                      algorithm: algorithm)
     }
 
-    private init(key: _RSA.Signing.PrivateKey, algorithm: Algorithm) throws {
-        self.key = key
+    /// A key kept elsewhere — the keychain, the Secure Enclave's neighbour, a hardware module — that this library never
+    /// reads: its public modulus and exponent (unsigned big-endian), and `sign`, which returns the signature of a
+    /// message (the signing input of a signed request, not its digest) with ``algorithm``.
+    ///
+    /// - Throws: ``MSALErrorInfo`` (``MSALInternalError/internalErrorInvalidParameter``) when the modulus is under 2048
+    ///   bits or the exponent is empty.
+    public convenience init(modulus: Data, publicExponent: Data, algorithm: Algorithm = .RS256,
+                            sign: @escaping @Sendable (_ message: Data) throws -> Data) throws {
+        try self.init(signer: .external(sign), modulus: modulus, exponent: publicExponent, algorithm: algorithm)
+    }
+
+    private init(signer: Signer, modulus: Data, exponent: Data, algorithm: Algorithm) throws {
+        let n = Data(modulus.drop { $0 == 0 }), e = Data(exponent.drop { $0 == 0 })
+        guard n.count >= 256, n.count <= 2048, !e.isEmpty, e.count <= 8 else {
+            throw MSALErrorInfo.invalidParameter("The proof-of-possession key is not an RSA key of 2048 bits or more.")
+        }
+        self.signer = signer
         self.algorithm = algorithm
-        let primitives = try key.publicKey.getKeyPrimitives()
-        jsonWebKey = "{\"e\":\"\(Base64URL.encode(primitives.publicExponent))\",\"kty\":\"RSA\",\"n\":\"\(Base64URL.encode(primitives.modulus))\"}"
+        jsonWebKey = "{\"e\":\"\(Base64URL.encode(e))\",\"kty\":\"RSA\",\"n\":\"\(Base64URL.encode(n))\"}"
         keyId = Base64URL.encode(Data(SHA256.hash(data: Data(jsonWebKey.utf8))))
     }
 
-    /// The private key, PEM (PKCS #8): for a store that keeps it.
-    public var pemRepresentation: String { key.pkcs8PEMRepresentation }
+    /// The private key, PEM (PKCS #8), for a store that keeps it; nil for a key kept elsewhere.
+    public var pemRepresentation: String? {
+        guard case .software(let key) = signer else { return nil }
+        return key.pkcs8PEMRepresentation
+    }
 
     /// `req_cnf` of a token request: base64url of `{"kid":"<key id>"}`.
     var requestConfirmation: String {
@@ -69,8 +98,13 @@ public final class MSALPoPKeyPair: Sendable {
 
     /// The signature of `data` with ``algorithm``.
     func sign(_ data: Data) throws -> Data {
-        let padding: _RSA.Signing.Padding = algorithm == .PS256 ? .PSS : .insecurePKCS1v1_5
-        return try key.signature(for: SHA256.hash(data: data), padding: padding).rawRepresentation
+        switch signer {
+        case .software(let key):
+            let padding: _RSA.Signing.Padding = algorithm == .PS256 ? .PSS : .insecurePKCS1v1_5
+            return try key.signature(for: SHA256.hash(data: data), padding: padding).rawRepresentation
+        case .external(let sign):
+            return try sign(data)
+        }
     }
 }
 

@@ -71,6 +71,15 @@ struct LinuxBroker: BrokerPort {
         return brokered
     }
 
+    /// Whether `token` is a signed HTTP request (its claims carry the token `at` and the signing key `cnf.jwk`) rather
+    /// than an access token, and a compact JWS that can follow `PoP ` in a header.
+    static func isSignedRequest(_ token: String) -> Bool {
+        guard BrokerAnswer.compactJWS(token) != nil, let claims = token.split(separator: ".").dropFirst().first,
+              let data = Base64URL.decode(claims), let object = JSONValue.parseObject(data),
+              object["at"]?.stringValue != nil, let jwk = object["cnf"]?.objectValue?["jwk"]?.objectValue else { return false }
+        return jwk["n"]?.stringValue != nil
+    }
+
     /// A proof-of-possession request's `popParams`: the HTTP request the token is for, and the application's key id.
     static func popParameters(_ binding: PoPBinding?, homeAccountId: String?) -> BrokerRequest.PoPParameters? {
         guard let binding else { return nil }
@@ -83,14 +92,20 @@ struct LinuxBroker: BrokerPort {
             kid: binding.key.keyId)
     }
 
-    /// How the broker bound a proof-of-possession answer: to its own key when it signed the request itself (msalruntime's
-    /// `signedHttpRequest`), or names a key thumbprint other than the application's (the signed request then asked for
-    /// with `generateSignedHttpRequest`); else to the application's key (a broker that bound the token to `kid`, as
-    /// `req_cnf`). A bearer answer to a proof-of-possession request is refused by the accept step.
+    /// How the broker bound a proof-of-possession answer: to its own key when it signed the request itself — in
+    /// `signedHttpRequest` (msalruntime's broker-side writer), or as the `accessToken` of a PoP answer, which is how
+    /// Microsoft's client reads it (msalruntime's `BrokerTokenResponseFromJson` reads no `signedHttpRequest` and answers
+    /// `pop <accessToken>` as the authorization header; MSAL for Python's `msal/broker.py`, `_convert_result`: "It
+    /// returns 'pop SignedHttpRequest'") — or when it names a key thumbprint other than the application's (the signed
+    /// request then asked for with `generateSignedHttpRequest`); else to the application's key (a broker that bound the
+    /// token to `kid`, as `req_cnf`). A bearer answer to a proof-of-possession request is refused by the accept step.
     func binding(of token: BrokerTokenResponse, _ binding: PoPBinding?, parameters: BrokerRequest.AuthParameters,
                  engine: ClientEngine, correlationId: UUID) async throws -> BrokeredPoP? {
         guard let binding, var popParams = parameters.popParams else { return nil }
         if let signed = token.signedHttpRequest { return .brokerKey(BrokerKeyBinding(signedRequest: signed)) }
+        if token.accessTokenType == 1, Self.isSignedRequest(token.accessToken) {
+            return .brokerKey(BrokerKeyBinding(signedRequest: token.accessToken))
+        }
         guard token.accessTokenType == 1, let thumbprint = token.popKeyThumbprint, thumbprint != binding.key.keyId else {
             return .applicationKey(binding)
         }
