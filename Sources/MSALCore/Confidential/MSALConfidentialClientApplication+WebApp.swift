@@ -24,11 +24,23 @@ extension MSALConfidentialClientApplication {
     /// ``acquireTokenSilent(with:)``. A flow is for one response: discard it once used.
     public func acquireToken(byAuthorizationCodeFlow flow: MSALAuthorizationCodeFlow,
                              response: [String: String]) async throws -> MSALResult {
+        try await acquireToken(byAuthorizationCodeFlow: flow, response: response,
+                               authenticationScheme: MSALAuthenticationSchemeBearer())
+    }
+
+    /// ``acquireToken(byAuthorizationCodeFlow:response:)`` with the token sent as `authenticationScheme` says: an
+    /// ``MSALAuthenticationSchemePop`` binds the code's token to the application's key
+    /// (``MSALConfidentialClientApplicationConfig/popKeyStore``), and the result carries a request signed for the
+    /// scheme's HTTP call, as MSAL.NET's `WithSignedHttpRequestProofOfPossession`; later PoP tokens for the account come
+    /// from ``acquireTokenSilent(with:)`` with the same scheme.
+    public func acquireToken(byAuthorizationCodeFlow flow: MSALAuthorizationCodeFlow, response: [String: String],
+                             authenticationScheme: any MSALAuthenticationSchemeProtocol) async throws -> MSALResult {
         let correlationId = CorrelationID.next()
+        let popScheme = authenticationScheme as? MSALAuthenticationSchemePop
         return try await ErrorBoundary.run(.interactive, correlationId: correlationId) { [self] in
             try await engine.measured {
                 try await engine.acquireToken(byAuthorizationCodeFlow: flow, response: response,
-                                              correlationId: correlationId) { [self] homeAccountId in
+                                              correlationId: correlationId, popScheme: popScheme) { [self] homeAccountId in
                     await port(homeAccountId)
                 }
             }

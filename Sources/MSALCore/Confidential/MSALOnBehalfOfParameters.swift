@@ -11,6 +11,7 @@ public final class MSALOnBehalfOfParameters: MSALParameters, @unchecked Sendable
         var forceRefresh = false
         var correlationId: UUID?
         var claims: String?
+        var popScheme: MSALAuthenticationSchemePop?
     }
 
     private let box: LockedBox<Settings>
@@ -43,6 +44,15 @@ public final class MSALOnBehalfOfParameters: MSALParameters, @unchecked Sendable
         set { box.withLock { $0.claims = newValue } }
     }
 
+    /// How the token is sent: ``MSALAuthenticationSchemeBearer`` (the default), or ``MSALAuthenticationSchemePop``
+    /// for a token bound to the application's key (``MSALConfidentialClientApplicationConfig/popKeyStore``) and a
+    /// result that carries a request signed for the downstream call, as MSAL.NET's
+    /// `WithSignedHttpRequestProofOfPossession`. Bound tokens are cached under the key and the incoming assertion.
+    public var authenticationScheme: any MSALAuthenticationSchemeProtocol {
+        get { box.get().popScheme ?? MSALAuthenticationSchemeBearer() }
+        set { box.withLock { $0.popScheme = newValue as? MSALAuthenticationSchemePop } }
+    }
+
     /// Creates parameters for `scopes` on behalf of the user of `userAssertion`.
     public init(scopes: [String], userAssertion: String) {
         box = LockedBox(Settings(scopes: scopes, userAssertion: userAssertion))
@@ -53,7 +63,8 @@ public final class MSALOnBehalfOfParameters: MSALParameters, @unchecked Sendable
         let settings = box.get()
         return OnBehalfOfRequest(scopes: settings.scopes, userAssertion: settings.userAssertion,
                                  forceRefresh: settings.forceRefresh,
-                                 correlationId: settings.correlationId ?? CorrelationID.next(), claims: settings.claims)
+                                 correlationId: settings.correlationId ?? CorrelationID.next(), claims: settings.claims,
+                                 popScheme: settings.popScheme)
     }
 }
 
@@ -64,4 +75,5 @@ struct OnBehalfOfRequest: Sendable {
     var forceRefresh: Bool
     var correlationId: UUID
     var claims: String?
+    var popScheme: MSALAuthenticationSchemePop? = nil
 }

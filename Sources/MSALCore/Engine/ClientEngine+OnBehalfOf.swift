@@ -10,6 +10,8 @@ struct OnBehalfOfPlan: AcquisitionPlan {
     let resolved: ResolvedAuthority
     let assertion: String
     let assertionHash: String
+    /// A proof-of-possession request's key binding.
+    var proofOfPossession: PoPBinding? = nil
 
     var correlationId: UUID { request.correlationId }
     var forceRefresh: Bool { request.forceRefresh }
@@ -17,7 +19,7 @@ struct OnBehalfOfPlan: AcquisitionPlan {
     var tokenName: String { "on-behalf-of token" }
     var flightKey: String {
         ["obo", assertionHash, Scopes.requestParameter(request.scopes).lowercased(), request.claims ?? "",
-         request.forceRefresh ? "force" : ""].joined(separator: "|")
+         request.forceRefresh ? "force" : "", proofOfPossession?.key.keyId ?? ""].joined(separator: "|")
     }
     var lockKey: String { flightKey }
     var lockTimeout: TimeInterval { engine.refreshLockTimeout }
@@ -39,6 +41,7 @@ struct OnBehalfOfPlan: AcquisitionPlan {
 
     func lookUp(in cache: any TokenCachePort) async throws -> CachedToken<MSALResult>? {
         guard let home = homeAccountId else { return nil }
+        if let binding = proofOfPossession { return try lookUpBound(binding, home: home, in: cache) }
         let scopes = ScopeSet(request.scopes)
         let (engine, clientId) = (engine, engine.settings.clientId)
         let capabilities = TokenCacheDocument.capabilitiesMarker(engine.settings.clientCapabilities)
@@ -64,9 +67,35 @@ struct OnBehalfOfPlan: AcquisitionPlan {
         }
     }
 
+    /// A token bound to `binding`'s key obtained with this assertion, with a new signed request; never a bearer one.
+    private func lookUpBound(_ binding: PoPBinding, home: String, in cache: any TokenCachePort) throws -> CachedToken<MSALResult>? {
+        let (engine, clientId, environments, realms, hash) = (engine, engine.settings.clientId, environments, realms, assertionHash)
+        let found: (PoPAccessToken, String?, MSALAccount?)? = try cache.read { document in
+            for realm in realms {
+                if let token = document.findPoPAccessToken(homeAccountId: home, environments: environments, clientId: clientId,
+                                                           realm: realm, scopes: request.scopes, keyId: binding.key.keyId,
+                                                           assertionHash: hash) {
+                    let idToken = document.idToken(homeAccountId: home, environments: environments, realm: token.realm,
+                                                   clientId: clientId)?.secret
+                    return (token, idToken, engine.buildAccounts(document, homeAccountId: home).first)
+                }
+            }
+            return nil
+        }
+        guard let (token, idToken, account) = found else { return nil }
+        let resultAccount = account ?? MSALAccount(username: claims?.preferredUsername, homeAccountId: home,
+                                                   environment: token.environment, tenantProfiles: nil, claims: nil)
+        guard let result = try? engine.cachedPoPResult(token, binding: binding, idToken: idToken, account: resultAccount,
+                                                       authority: engine.settings.authority, descriptor: resolved.descriptor,
+                                                       correlationId: correlationId) else { return nil }
+        let times = CachedTokenTimes(expiresOn: Date(timeIntervalSince1970: TimeInterval(token.expiresOn)))
+        return CachedToken(times: times, secret: token.secret) { _ in result }
+    }
+
     func obtain(using cache: any TokenCachePort, redemption: SilentFlowStateMachine) async throws -> MSALResult {
-        let redemption = TokenRedemption(resolved: resolved, scopes: request.scopes, correlationId: correlationId,
+        var redemption = TokenRedemption(resolved: resolved, scopes: request.scopes, correlationId: correlationId,
                                          authority: engine.settings.authority, userAssertionHash: assertionHash)
+        redemption.proofOfPossession = proofOfPossession
         if !forceRefresh, !hasClaims, let refreshed = try await refresh(redemption, cache: cache) { return refreshed }
         let grant = OnBehalfOfGrantRequest(
             clientId: engine.settings.clientId, assertion: assertion, scopes: request.scopes,
@@ -116,8 +145,9 @@ extension ClientEngine {
         }
         let hash = Base64URL.encode(Data(SHA256.hash(data: Data(assertion.utf8))))
         let resolved = try await resolve(settings.authority.descriptor, correlationId: correlationId)
-        let plan = OnBehalfOfPlan(engine: self, request: request, resolved: resolved, assertion: assertion,
+        var plan = OnBehalfOfPlan(engine: self, request: request, resolved: resolved, assertion: assertion,
                                   assertionHash: hash)
+        plan.proofOfPossession = try popBinding(request.popScheme, correlationId: correlationId)
         return try await acquisition.run(plan, cache: cache ?? self.cache)
     }
 }

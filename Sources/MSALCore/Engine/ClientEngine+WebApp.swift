@@ -30,8 +30,9 @@ extension ClientEngine {
     /// `cache`: where the tokens go, chosen by the home account id of the validated answer (a partition of a
     /// partitioned cache is known only then).
     func acquireToken(byAuthorizationCodeFlow flow: MSALAuthorizationCodeFlow, response: [String: String],
-                      correlationId: UUID,
+                      correlationId: UUID, popScheme: MSALAuthenticationSchemePop? = nil,
                       cache: @Sendable (String) async -> any TokenCachePort) async throws -> MSALResult {
+        let binding = try popBinding(popScheme, correlationId: correlationId)
         let resolved = try await resolve(settings.authority.descriptor, correlationId: correlationId)
         let request = AuthorizationRequest(
             authorizationEndpoint: resolved.metadata.authorizationEndpoint, clientId: settings.clientId, scopes: flow.scopes,
@@ -42,9 +43,10 @@ extension ClientEngine {
         guard case .code(let code, _) = try request.read(MSALWebAuthenticationResponse(redirectUri: flow.redirectUri, parameters: response)) else {
             throw MSALErrorInfo.internal(.internalErrorUnexpected, "Unexpected authorization outcome.", correlationId: correlationId)
         }
-        let redemption = TokenRedemption(
+        var redemption = TokenRedemption(
             resolved: resolved, scopes: flow.scopes, correlationId: correlationId, authority: settings.authority,
             nonce: flow.nonce, requiresIdToken: true, accountSource: "authorization_code")
+        redemption.proofOfPossession = binding
         let tokenResponse = try await postGrant(request.codeGrant(code: code, redirectUri: flow.redirectUri),
                                                 redemption: redemption)
         return try await accept(tokenResponse, redemption, cacheForAccount: cache)

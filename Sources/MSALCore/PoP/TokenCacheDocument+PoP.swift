@@ -14,6 +14,9 @@ struct PoPAccessToken: Sendable, Equatable {
     var cachedAt: Int64
     var expiresOn: Int64
     var extendedExpiresOn: Int64
+    /// The hash of the incoming assertion an on-behalf-of token was obtained with (`user_assertion_hash`, as in the
+    /// `AccessToken` section); nil for other tokens.
+    var userAssertionHash: String? = nil
 
     init(homeAccountId: String, environment: String, clientId: String, realm: String, target: String, secret: String,
          keyId: String, cachedAt: Int64, expiresOn: Int64, extendedExpiresOn: Int64) {
@@ -36,23 +39,26 @@ struct PoPAccessToken: Sendable, Equatable {
                   keyId: keyId, cachedAt: CacheTimestamp(response.cachedAt).seconds,
                   expiresOn: CacheTimestamp(response.expiresOn).seconds,
                   extendedExpiresOn: CacheTimestamp(response.extendedExpiresOn ?? response.expiresOn).seconds)
+        userAssertionHash = response.userAssertionHash
     }
 
     /// The entry's key: MSAL for iOS/macOS's credential type for tokens of another scheme, and the key id, so that
     /// tokens bound to different keys, and bearer tokens of the same scopes, never replace each other.
     var key: String {
-        [homeAccountId, environment, "accesstoken_with_authscheme", clientId, realm, target, keyId]
-            .joined(separator: "-").lowercased()
+        ([homeAccountId, environment, "accesstoken_with_authscheme", clientId, realm, target, keyId]
+            + (userAssertionHash.map { [$0] } ?? [])).joined(separator: "-").lowercased()
     }
 
     var json: JSONValue {
-        .object([
+        var object: [String: JSONValue] = [
             "credential_type": .string("AccessToken_With_AuthScheme"), "secret": .string(secret),
             "home_account_id": .string(homeAccountId), "environment": .string(environment),
             "client_id": .string(clientId), "realm": .string(realm), "target": .string(target),
             "token_type": .string("pop"), "key_id": .string(keyId), "cached_at": .string(String(cachedAt)),
             "expires_on": .string(String(expiresOn)), "extended_expires_on": .string(String(extendedExpiresOn)),
-        ])
+        ]
+        if let userAssertionHash { object["user_assertion_hash"] = .string(userAssertionHash) }
+        return .object(object)
     }
 
     /// An entry read from a cache file: nil unless every field has its type.
@@ -67,6 +73,7 @@ struct PoPAccessToken: Sendable, Equatable {
         let extended = fields["extended_expires_on"]?.stringValue.flatMap { Int64($0) } ?? expiresOn
         self.init(homeAccountId: home, environment: environment, clientId: clientId, realm: realm, target: target,
                   secret: secret, keyId: keyId, cachedAt: cachedAt, expiresOn: expiresOn, extendedExpiresOn: extended)
+        userAssertionHash = fields["user_assertion_hash"]?.stringValue
     }
 }
 
@@ -92,7 +99,7 @@ extension TokenCacheDocument {
             guard let other = PoPAccessToken(json: value) else { continue }
             if other.homeAccountId.lowercased() == token.homeAccountId.lowercased(),
                other.clientId.lowercased() == token.clientId.lowercased(), other.realm.lowercased() == token.realm.lowercased(),
-               other.keyId == token.keyId, !scopes.isDisjoint(with: other.target.lowercased().split(separator: " ")) {
+               other.keyId == token.keyId, other.userAssertionHash == token.userAssertionHash, !scopes.isDisjoint(with: other.target.lowercased().split(separator: " ")) {
                 entries[key] = nil
             }
         }
@@ -108,14 +115,15 @@ extension TokenCacheDocument {
         noteChange()
     }
 
-    /// The token bound to `keyId` for the account, app, tenant and scopes (scopes ⊆ its target), expiring last;
-    /// nil when none. Expiry is the caller's check.
+    /// The token bound to `keyId` for the account, app, tenant and scopes (scopes ⊆ its target), expiring last, and
+    /// obtained with the assertion of `assertionHash` (on-behalf-of; nil: a token obtained without one); nil when
+    /// none. Expiry is the caller's check.
     func findPoPAccessToken(homeAccountId: String, environments: [String], clientId: String, realm: String,
-                            scopes: [String], keyId: String) -> PoPAccessToken? {
+                            scopes: [String], keyId: String, assertionHash: String? = nil) -> PoPAccessToken? {
         let wanted = Set(scopes.map { $0.lowercased() })
         var best: PoPAccessToken?
         for value in popEntries.values {
-            guard let token = PoPAccessToken(json: value), token.keyId == keyId,
+            guard let token = PoPAccessToken(json: value), token.keyId == keyId, token.userAssertionHash == assertionHash,
                   token.homeAccountId.lowercased() == homeAccountId.lowercased(),
                   token.clientId.lowercased() == clientId.lowercased(), token.realm.lowercased() == realm.lowercased(),
                   environments.contains(where: { $0.lowercased() == token.environment.lowercased() }),
