@@ -531,7 +531,9 @@ if let appleSurface {
     }
     package.targets.append(.testTarget(
         name: "MSALAppleTests",
-        dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALTesting", "MSALEmulator", "MSALHTTPTransport"],
+        dependencies: ["MSALTestSupport", "MSAL", "MSALCore", "MSALTesting", "MSALEmulator", "MSALHTTPTransport",
+                       .product(name: "Crypto", package: "swift-crypto"),
+                       .product(name: "_CryptoExtras", package: "swift-crypto")],
         path: "Tests/MSALAppleTests",
         // Swift Testing declares overlays for UIKit and AppKit that exist only in Apple's SDKs.
         swiftSettings: compile + [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]

@@ -36,6 +36,14 @@ nonisolated(unsafe) public let kSecAttrDescription: CFString = "desc"
 nonisolated(unsafe) public let kSecReturnRef: CFString = "r_Ref"
 /// https://developer.apple.com/documentation/security/ksecvalueref
 nonisolated(unsafe) public let kSecValueRef: CFString = "v_Ref"
+/// https://developer.apple.com/documentation/security/ksecattrispermanent
+nonisolated(unsafe) public let kSecAttrIsPermanent: CFString = "perm"
+/// https://developer.apple.com/documentation/security/ksecattrissensitive
+nonisolated(unsafe) public let kSecAttrIsSensitive: CFString = "sens"
+/// https://developer.apple.com/documentation/security/ksecattrisextractable
+nonisolated(unsafe) public let kSecAttrIsExtractable: CFString = "extr"
+/// https://developer.apple.com/documentation/security/ksecprivatekeyattrs
+nonisolated(unsafe) public let kSecPrivateKeyAttrs: CFString = "private"
 
 // MARK: Keys (https://developer.apple.com/documentation/security/seckey)
 
@@ -44,12 +52,42 @@ nonisolated(unsafe) public let kSecValueRef: CFString = "v_Ref"
 public final class SecKey {
     let surfaceAlgorithms: Set<SecKeyAlgorithm>
     let surfaceSign: (SecKeyAlgorithm, Data) -> Data?
+    let surfacePublicKey: SecKey?
+    let surfaceExternalRepresentation: Data?
 
-    /// A key that supports `algorithms` for signing and signs with `sign` (test control).
-    public init(surfaceAlgorithms: Set<SecKeyAlgorithm>, sign: @escaping (SecKeyAlgorithm, Data) -> Data?) {
+    /// A key that supports `algorithms` for signing and signs with `sign`, whose public key is `publicKey`, and whose
+    /// external representation (for a public RSA key: PKCS #1 `RSAPublicKey` DER) is `externalRepresentation` (test
+    /// control).
+    public init(surfaceAlgorithms: Set<SecKeyAlgorithm>, sign: @escaping (SecKeyAlgorithm, Data) -> Data?,
+                publicKey: SecKey? = nil, externalRepresentation: Data? = nil) {
         self.surfaceAlgorithms = surfaceAlgorithms
         self.surfaceSign = sign
+        self.surfacePublicKey = publicKey
+        self.surfaceExternalRepresentation = externalRepresentation
     }
+}
+
+/// https://developer.apple.com/documentation/security/seckeycreaterandomkey(_:_:) — the stand-in makes the key with
+/// the keychain's key maker (``SurfaceKeychain/surfaceKeyMaker``) and, for `kSecAttrIsPermanent` private key
+/// attributes, stores the private key with the request's attributes.
+public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
+    let (key, status) = SurfaceKeychain.shared.createRandomKey(parameters)
+    if key == nil { error?.pointee = Unmanaged.passRetained(NSError(domain: "NSOSStatusErrorDomain", code: Int(status))) }
+    return key
+}
+
+/// https://developer.apple.com/documentation/security/seckeycopypublickey(_:)
+public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
+    key.surfacePublicKey
+}
+
+/// https://developer.apple.com/documentation/security/seckeycopyexternalrepresentation(_:_:)
+public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    guard let data = key.surfaceExternalRepresentation else {
+        error?.pointee = Unmanaged.passRetained(NSError(domain: "NSOSStatusErrorDomain", code: -25260))
+        return nil
+    }
+    return data as NSData
 }
 
 /// https://developer.apple.com/documentation/security/seckeyalgorithm (`CF_STRING_ENUM`)

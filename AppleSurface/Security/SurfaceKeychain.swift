@@ -68,10 +68,44 @@ public final class SurfaceKeychain: @unchecked Sendable {
         lock.withLock { items.append(Item(attributes: attributes, data: data, inDataProtectionKeychain: dataProtection)) }
     }
 
+    /// Makes the keys of `SecKeyCreateRandomKey`: given the key type (`kSecAttrKeyType`) and size in bits, a private
+    /// key whose ``SecKey`` public key and external representation are set (test control; nil: key creation fails).
+    public var surfaceKeyMaker: (@Sendable (String, Int) -> SecKey?)? {
+        get { lock.withLock { keyMaker } }
+        set { lock.withLock { keyMaker = newValue } }
+    }
+    private var keyMaker: (@Sendable (String, Int) -> SecKey?)?
+
     /// Every stored item, in the order they were added.
     public var storedItems: [Item] { lock.withLock { items } }
 
     // MARK: The SecItem functions
+
+    /// `SecKeyCreateRandomKey`: a new key from the key maker; a permanent one is stored as a key item with the
+    /// request's attributes and its private key attributes (tag), in its access group (default: the first entitled).
+    func createRandomKey(_ parameters: CFDictionary) -> (SecKey?, OSStatus) {
+        lock.withLock {
+            if let failure = takeFailure() ?? addFailure { return (nil, failure) }
+            var fields = Self.fields(parameters)
+            let privateAttributes = (fields.removeValue(forKey: kSecPrivateKeyAttrs as String) as? NSDictionary).map(Self.fields) ?? [:]
+            let type = fields[kSecAttrKeyType as String] as? String ?? ""
+            let bits = (fields[kSecAttrKeySizeInBits as String] as? NSNumber)?.intValue ?? 0
+            guard let key = keyMaker?(type, bits) else { return (nil, errSecParam) }
+            guard privateAttributes[kSecAttrIsPermanent as String] as? Bool == true else { return (key, errSecSuccess) }
+            guard let defaultGroup = entitled.first else { return (nil, errSecMissingEntitlement) }
+            let group = fields[kSecAttrAccessGroup as String] as? String ?? defaultGroup
+            guard entitled.contains(group) else { return (nil, errSecMissingEntitlement) }
+            fields[kSecAttrAccessGroup as String] = group
+            let dataProtection = Self.dataProtection(fields)
+            fields.removeValue(forKey: kSecUseDataProtectionKeychain as String)
+            for (name, value) in privateAttributes where name != kSecAttrIsPermanent as String { fields[name] = value }
+            var item = Item(attributes: fields, data: nil, inDataProtectionKeychain: dataProtection)
+            item.itemClass = kSecClassKey as String
+            item.reference = key
+            items.append(item)
+            return (key, errSecSuccess)
+        }
+    }
 
     func add(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
         lock.withLock {

@@ -83,6 +83,8 @@ extension MSALPlatformServices {
         #if canImport(Security)
         // The device's registration where Authenticator and Company Portal keep it (PKeyAuth, device tokens).
         services.workplaceJoin = MSALKeychainWorkplaceJoinStore()
+        // Proof-of-possession keys in MSAL for iOS/macOS's key item, so an app moving from it keeps its key.
+        services.popKeyStore = MSALKeychainPoPKeyStore(keychainSharingGroup: keychainSharingGroup)
         #endif
         #if os(Linux)
         // The Microsoft identity broker on the session bus, used only when the configuration turns it on

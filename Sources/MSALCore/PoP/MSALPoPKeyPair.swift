@@ -64,6 +64,20 @@ public final class MSALPoPKeyPair: Sendable {
         try self.init(signer: .external(sign), modulus: modulus, exponent: publicExponent, algorithm: algorithm)
     }
 
+    /// A key kept elsewhere whose public key is `publicKeyDER` (PKCS #1 `RSAPublicKey` or SubjectPublicKeyInfo DER, as
+    /// a keychain exports it), read by swift-crypto.
+    package convenience init(publicKeyDER: Data, algorithm: Algorithm = .RS256,
+                             sign: @escaping @Sendable (_ message: Data) throws -> Data) throws {
+        let primitives: _RSA.Signing.PublicKey.Primitives
+        do {
+            primitives = try _RSA.Signing.PublicKey(derRepresentation: publicKeyDER).getKeyPrimitives()
+        } catch {
+            throw MSALErrorInfo.invalidParameter("The proof-of-possession public key is not an RSA key of 2048 bits or more.")
+        }
+        try self.init(signer: .external(sign), modulus: primitives.modulus, exponent: primitives.publicExponent,
+                      algorithm: algorithm)
+    }
+
     private init(signer: Signer, modulus: Data, exponent: Data, algorithm: Algorithm) throws {
         let n = Data(modulus.drop { $0 == 0 }), e = Data(exponent.drop { $0 == 0 })
         guard n.count >= 256, n.count <= 2048, !e.isEmpty, e.count <= 8 else {

@@ -34,6 +34,9 @@ public struct MSALPlatformServices: Sendable {
     /// The device's registrations (workplace join), used when ``MSALBrokerOptions/workplaceJoin`` is nil. `nil`:
     /// none (the device reads as not registered).
     public var workplaceJoin: (any MSALWorkplaceJoinStore)? = nil
+    /// Where proof-of-possession keys are kept when ``MSALPublicClientApplicationConfig/popKeyStore`` is nil: on
+    /// Apple platforms the `MSAL` module's keychain store (MSAL for iOS/macOS's key item). `nil`: in memory.
+    public var popKeyStore: (any MSALPoPKeyStore)? = nil
 
     /// Creates platform services. The default storage keeps tokens in memory only.
     public init(httpClient: any MSALHTTPClient, webAuthenticator: (any MSALWebAuthenticator)? = nil,

@@ -56,7 +56,8 @@ public class MSALPublicClientApplication: @unchecked Sendable {
     init(configuration: MSALPublicClientApplicationConfig, platform: MSALPlatformServices,
          sessions: InteractiveSessions) throws {
         let snapshot = configuration.snapshot()
-        let settings = try EngineSettings(snapshot)
+        var settings = try EngineSettings(snapshot)
+        if snapshot.popKeyStore == nil, let keys = platform.popKeyStore { settings.popKeyStore = keys }
         let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
         let store = TokenCacheStore(storage: storage, log: settings.log)
         engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,
