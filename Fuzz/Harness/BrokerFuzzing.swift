@@ -31,6 +31,11 @@ enum BrokerFuzzing {
         _ = try fuzzExpectingTypedErrors("BrokerAnswer.accounts") { try BrokerAnswer.accounts(data, correlationId: nil) }
         _ = try fuzzExpectingTypedErrors("BrokerAnswer.signedOut") { try BrokerAnswer.signedOut(data, correlationId: nil) }
         _ = try fuzzExpectingTypedErrors("BrokerAnswer.version") { try BrokerAnswer.version(data, correlationId: nil) }
+        // Whether a PoP answer's access token is the broker's signed request: any text, no trap.
+        let text = String(decoding: data.prefix(BrokerAnswer.maximumSize), as: UTF8.self)
+        if LinuxBroker.isSignedRequest(text) {
+            try fuzzCheck(BrokerAnswer.compactJWS(text) != nil, "a signed request that is not a compact JWS was taken")
+        }
         try authenticator(data)
         try ssoExtension(data)
     }

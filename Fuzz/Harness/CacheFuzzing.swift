@@ -40,7 +40,13 @@ enum CacheFuzzing {
         _ = document.findPoPAccessToken(homeAccountId: response.homeAccountId, environments: [response.environment],
                                         clientId: FuzzFixtures.clientId, realm: response.realm, scopes: ["User.Read"],
                                         keyId: "fuzz-key")
+        _ = document.findPoPAccessToken(homeAccountId: response.homeAccountId, environments: [response.environment],
+                                        clientId: FuzzFixtures.clientId, realm: response.realm, scopes: ["User.Read"],
+                                        keyId: "kid1", assertionHash: "hash1")
         document.savePoPAccessToken(PoPAccessToken(response, keyId: "fuzz-key", secret: "pop-secret"))
+        var onBehalfOf = PoPAccessToken(response, keyId: "fuzz-key", secret: "obo-pop-secret")
+        onBehalfOf.userAssertionHash = "hash1"
+        document.savePoPAccessToken(onBehalfOf)
         if let account = accounts.first {
             document.removeAccount(homeAccountId: account.homeAccountId, environments: [account.environment],
                                    clientId: FuzzFixtures.clientId, familyId: "1")

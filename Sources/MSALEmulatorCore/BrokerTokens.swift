@@ -117,7 +117,7 @@ extension EmulatorCore {
         let homeAccountId = account["homeAccountId"] as? String ?? ""
         let pop = Self.popParameters(request.parameters)
         let scopeKey = request.scopes.full.sorted().joined(separator: " ")
-        if let pop, request.claims == nil,
+        if let pop, Self.namesCapabilitiesOnly(request.claims),
            let kept = try keptPoPAnswer(pop: pop, clientId: request.app.clientId, homeAccountId: homeAccountId,
                                         scopes: scopeKey) {
             return kept

@@ -60,3 +60,30 @@ def test_pymsalruntime_gets_signed_requests_through_the_emulated_broker(brokered
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result.get("username") == info["username"], result["interactive"]
     check_signed_requests(info, [result["interactive"], result["silent"]], urls)
+
+
+def test_the_tool_gets_the_brokers_signed_requests(brokered_bus, tmp_path):
+    """`msal login --broker`, then `msal token --pop-url` for two URLs: each printed signed request validates for its
+    URL under the independent validator, is the broker's (its key, the token the broker keeps), and `key_id` names
+    that key."""
+    from conftest import _msal_binary
+    info, env = brokered_bus
+    tool_env = dict(env, HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"), XDG_STATE_HOME=str(tmp_path / "state"))
+    common = ["--authority", f"{info['https']}/{info['tenant_id']}", "--client-id", info["client_id"],
+              "--ca-file", info["ca_certificate"], "--scopes", "User.Read"]
+    login = subprocess.run(_msal_binary() + ["login", "--broker", "--emulator-auto-approve"] + common, env=tool_env,
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert login.returncode == 0, login.stderr
+    urls = [info["https"] + "/v1.0/me", info["https"] + "/v1.0/users/" + info["username"]]
+    answers = []
+    for url in urls:
+        run = subprocess.run(_msal_binary() + ["token", "--json", "--pop-url", url], env=tool_env, capture_output=True,
+                             text=True, stdin=subprocess.DEVNULL, timeout=120)
+        assert run.returncode == 0, run.stderr
+        printed = json.loads(run.stdout)
+        assert printed["token_type"] == "Pop" and printed["metadata"]["token_source"] == "broker", printed["metadata"]
+        _, claims, _, _ = pop_validator.parts(printed["access_token"])
+        assert printed["key_id"] == pop_validator.thumbprint(claims["cnf"]["jwk"])
+        answers.append({"authorization_header": "PoP " + printed["access_token"], "is_pop_authorization": True,
+                        "nonce": claims["nonce"]})
+    check_signed_requests(info, answers, urls)
