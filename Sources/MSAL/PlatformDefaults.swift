@@ -85,6 +85,8 @@ extension MSALPlatformServices {
         services.workplaceJoin = MSALKeychainWorkplaceJoinStore()
         // Proof-of-possession keys in MSAL for iOS/macOS's key item, so an app moving from it keeps its key.
         services.popKeyStore = MSALKeychainPoPKeyStore(keychainSharingGroup: keychainSharingGroup)
+        // Other applications' caches a sign-out that wipes every account removes (macOS's list; none elsewhere).
+        services.wipePartnerCaches = { PartnerCacheWipe.remove($0) }
         #endif
         #if os(Linux)
         // The Microsoft identity broker on the session bus, used only when the configuration turns it on

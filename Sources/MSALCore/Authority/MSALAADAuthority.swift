@@ -150,3 +150,17 @@ public final class MSALCIAMAuthority: MSALAuthority, @unchecked Sendable {
         super.init(descriptor: descriptor)
     }
 }
+
+/// An Active Directory Federation Services authority (`https://<host>/adfs`), as MSAL for iOS/macOS declares it.
+/// Signing in with AD FS as the identity provider directly is not supported, as in MSAL for iOS/macOS, whose
+/// initializer always fails (`MSALADFSAuthority.m`): AD FS is supported through federation with Microsoft Entra ID.
+public final class MSALADFSAuthority: MSALAuthority, @unchecked Sendable {
+    /// Always throws, as MSAL for iOS/macOS's initializer always fails.
+    ///
+    /// - Throws: ``MSALErrorInfo`` (``MSALInternalError/internalErrorInvalidParameter``): AD FS authorities are not
+    ///   supported.
+    public init(url: URL) throws {
+        throw MSALErrorInfo.invalidParameter("AD FS authority is not supported yet in MSAL (\(url.absoluteString)); "
+                                             + "AD FS is supported through federation with Microsoft Entra ID.")
+    }
+}

@@ -128,6 +128,7 @@ extension ClientEngine {
             // Every account of the cache, as MSAL for iOS/macOS wipes its keychain group.
             try await (cache ?? self.cache).update { $0.removeAllAccounts() }
             currentAccountMemory.set(nil)
+            try wipePartnerCaches(correlationId: correlationId)
         }
         await brokeredSignOut(account, BrokerSignOutOptions(wipeAccount: wipeAccount,
                                                             wipeCacheForAllAccounts: wipeCacheForAllAccounts),
@@ -150,5 +151,23 @@ extension ClientEngine {
                                      timeout: settings.http.timeout)
         return try await signingKeys.check(for: token, metadata: resolved.metadata, context: context, now: clock.now(),
                                            log: log(correlationId))
+    }
+}
+
+extension ClientEngine {
+    /// Removes the other applications' caches ``MSALWipeCacheForAllAccountsConfig`` lists (macOS), as MSAL for
+    /// iOS/macOS does for a sign-out that wipes every account (`MSALPublicClientApplication.m:1354-1419`): every
+    /// location is tried, and those that could not be removed are named in one error.
+    func wipePartnerCaches(correlationId: UUID) throws {
+        let locations = MSALWipeCacheForAllAccountsConfig.additionalPartnerLocations()
+        guard !locations.isEmpty, let wipe = settings.wipePartnerCaches else { return }
+        let failed = wipe(locations).sorted()
+        guard failed.isEmpty else {
+            throw MSALErrorInfo.internal(
+                .internalErrorUnexpected,
+                "WipeCacheForAllAccounts - error when removing cache for the item(s): \(failed.map { "'\($0)'" }.joined(separator: ", ")). "
+                    + "User might need to select 'Always Allow' when prompted the login password to access keychain.",
+                correlationId: correlationId)
+        }
     }
 }

@@ -25,6 +25,8 @@ struct EngineSettings: Sendable {
     var credential: MSALClientCredential?
     /// Where proof-of-possession tokens' key is kept.
     var popKeyStore: any MSALPoPKeyStore
+    /// The platform's removal of other applications' caches (``MSALPlatformServices/wipePartnerCaches``).
+    var wipePartnerCaches: (@Sendable ([String: [String: String]]) -> [String])? = nil
     /// The application's logger with ``MSALGlobalConfig/loggerConfig`` as it was when the application was created.
     var log: MSALLog
 

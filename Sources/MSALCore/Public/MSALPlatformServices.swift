@@ -37,6 +37,10 @@ public struct MSALPlatformServices: Sendable {
     /// Where proof-of-possession keys are kept when ``MSALPublicClientApplicationConfig/popKeyStore`` is nil: on
     /// Apple platforms the `MSAL` module's keychain store (MSAL for iOS/macOS's key item). `nil`: in memory.
     public var popKeyStore: (any MSALPoPKeyStore)? = nil
+    /// Removes other applications' token caches for a sign-out with ``MSALSignoutParameters/wipeCacheForAllAccounts``
+    /// (on macOS the `MSAL` module removes ``MSALWipeCacheForAllAccountsConfig``'s keychain items): given the
+    /// locations by display name, the names of those it could not remove. `nil`: none are removed.
+    public var wipePartnerCaches: (@Sendable ([String: [String: String]]) -> [String])? = nil
 
     /// Creates platform services. The default storage keeps tokens in memory only.
     public init(httpClient: any MSALHTTPClient, webAuthenticator: (any MSALWebAuthenticator)? = nil,

@@ -58,6 +58,7 @@ public class MSALPublicClientApplication: @unchecked Sendable {
         let snapshot = configuration.snapshot()
         var settings = try EngineSettings(snapshot)
         if snapshot.popKeyStore == nil, let keys = platform.popKeyStore { settings.popKeyStore = keys }
+        settings.wipePartnerCaches = platform.wipePartnerCaches
         let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
         let store = TokenCacheStore(storage: storage, log: settings.log)
         engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,

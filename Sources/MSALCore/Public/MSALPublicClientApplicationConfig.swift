@@ -72,6 +72,16 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
     @MSALLocked public var bypassRedirectURIValidation: Bool = false
     /// Extra query parameters sent with every request.
     @MSALLocked public var extraQueryParameters: [String: String] = [:]
+    @MSALLocked private var storedSliceConfig: MSALSliceConfig? = nil
+    /// A test slice and data center to send requests to: setting it adds its `slice` and `dc` to
+    /// ``extraQueryParameters``, as MSAL for iOS/macOS does (`MSALPublicClientApplicationConfig.m:83-97`).
+    public var sliceConfig: MSALSliceConfig? {
+        get { storedSliceConfig }
+        set {
+            storedSliceConfig = newValue.flatMap { $0.copy() as? MSALSliceConfig }
+            if let newValue { extraQueryParameters.merge(newValue.sliceDictionary) { $1 } }
+        }
+    }
     /// The HTTP transport. `nil` selects `MSALDefaultHTTPClient.shared` (`MSALNIOHTTPClient` on Linux,
     /// `MSALURLSessionHTTPClient` on Apple platforms).
     @MSALLocked public var httpClient: (any MSALHTTPClient)?
@@ -131,6 +141,7 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
         copy.multipleCloudsSupported = other.multipleCloudsSupported
         copy.bypassRedirectURIValidation = other.bypassRedirectURIValidation
         copy.extraQueryParameters = other.extraQueryParameters
+        copy.storedSliceConfig = other.storedSliceConfig
         copy.httpClient = other.httpClient
         copy.clock = other.clock
         copy.brokerOptions = other.brokerOptions
