@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import MSAL
 import MSALTesting
+import MSALEmulator
+import MSALEmulatorCore
 @testable import MSALCore
 
 /// The rest of MSAL for iOS/macOS's configuration API: slice configuration (added to the extra query parameters as
@@ -60,5 +62,79 @@ struct MigrationAPITests {
         #if !os(macOS)
         #expect(MSALWipeCacheForAllAccountsConfig.additionalPartnerLocations().isEmpty)
         #endif
+    }
+}
+
+/// External account providers (MSAL for iOS/macOS's `MSALExternalAccountProviding`): told of each account a token
+/// call returns and of each removal, their accounts merged into the account lookups.
+@Suite("External account providers", .serialized)
+struct ExternalAccountProviderTests {
+    final class Recorder: MSALExternalAccountProviding, @unchecked Sendable {
+        private let lock = NSLock()
+        private var updatesValue: [(String?, String?)] = []
+        private var removalsValue: [(String?, Bool)] = []
+        var external: [any MSALAccountProtocol] = []
+        var failsRemoval = false
+
+        var updates: [(String?, String?)] { lock.withLock { updatesValue } }
+        var removals: [(String?, Bool)] { lock.withLock { removalsValue } }
+
+        func update(_ account: any MSALAccountProtocol, idTokenClaims: [AnyHashable: Any]) throws {
+            lock.withLock { updatesValue.append((account.identifier, idTokenClaims["preferred_username"] as? String)) }
+        }
+        func remove(_ account: any MSALAccountProtocol, wipeAccount: Bool, tenantProfiles: [MSALTenantProfile]?) throws {
+            if failsRemoval { throw MSALErrorInfo.invalidParameter("the storage is read-only") }
+            lock.withLock { removalsValue.append((account.identifier, wipeAccount)) }
+        }
+        func accounts(with parameters: MSALAccountEnumerationParameters) throws -> [any MSALAccountProtocol] { external }
+    }
+
+    struct StoredAccount: MSALAccountProtocol {
+        var username: String?
+        var identifier: String?
+        var environment: String
+        var accountClaims: [String: Any]? { nil }
+    }
+
+    @Test func providersAreToldOfAccountsAndTheirAccountsAreMerged() async throws {
+        let emulator = try await ProofOfPossessionTests.emulator()
+        defer { Task { await emulator.stop() } }
+        let recorder = Recorder()
+        recorder.external = [StoredAccount(username: "kept@fabrikam.example", identifier: "oid-ext.tid-ext",
+                                           environment: "login.microsoftonline.com")]
+        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId, redirectUri: "http://localhost",
+                                                       authority: try MSALAADAuthority(url: emulator.authorityURL))
+        config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
+        config.cacheConfig.addExternalAccountProvider(recorder)
+        #expect(config.cacheConfig.externalAccountProviders.count == 1)
+        let app = try MSALPublicClientApplication(configuration: config, platform: MSALPlatformServices(
+            httpClient: http, webAuthenticator: EmulatorAutoApproveAuthenticator(httpClient: http)))
+
+        let webview = MSALWebviewParameters()
+        let signedIn = try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
+        #expect(recorder.updates.map(\.0) == [signedIn.account.identifier])
+        #expect(recorder.updates.first?.1 == emulator.username)
+        _ = try await app.acquireTokenSilent(with: MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account))
+        #expect(recorder.updates.count == 2)
+
+        // The lookups merge the provider's account, never twice.
+        let all = try app.allAccounts()
+        #expect(Set(all.compactMap(\.identifier)) == [signedIn.account.identifier, "oid-ext.tid-ext"])
+        #expect(try app.account(forIdentifier: "oid-ext.tid-ext").username == "kept@fabrikam.example")
+        recorder.external.append(StoredAccount(username: emulator.username, identifier: signedIn.account.identifier,
+                                               environment: signedIn.account.environment))
+        #expect(try app.allAccounts().count == 2)
+
+        // Removal and sign-out reach the provider; a provider that fails fails the call.
+        try app.remove(signedIn.account)
+        #expect(recorder.removals.map(\.0) == [signedIn.account.identifier])
+        recorder.failsRemoval = true
+        #expect(throws: MSALErrorInfo.self) { try app.remove(signedIn.account) }
+        recorder.failsRemoval = false
+        let parameters = MSALSignoutParameters()
+        parameters.wipeAccount = true
+        _ = try await app.signout(with: signedIn.account, signoutParameters: parameters)
+        #expect(recorder.removals.last?.1 == true)
     }
 }

@@ -47,7 +47,7 @@ extension MSALPublicClientApplication {
                                            deviceCodeHandler: @escaping MSALDeviceCodeHandler) async throws -> MSALResult {
         let flow = try await startDeviceCodeFlow(with: parameters)
         deviceCodeHandler(flow.deviceCode)
-        return try await flow.result()
+        return updatingExternalAccounts(try await flow.result())
     }
 
     /// Starts a device code sign-in and returns as soon as the identity provider has issued the code: show

@@ -39,6 +39,8 @@ public typealias MSALAccountsCompletionBlock = ([MSALAccount]?, (any Error)?) ->
 public class MSALPublicClientApplication: @unchecked Sendable {
     let engine: ClientEngine
     private let configurationCopy: MSALPublicClientApplicationConfig
+    /// The application's own account storages (``MSALCacheConfig/externalAccountProviders``); nil when there are none.
+    let externalAccounts: ExternalAccounts?
 
     /// Creates an application. Throws ``MSALInternalError/internalErrorInvalidParameter`` for an empty or
     /// malformed client id, ``MSALInternalError/internalErrorInvalidRedirectURI`` for a redirect URI that cannot
@@ -70,6 +72,20 @@ public class MSALPublicClientApplication: @unchecked Sendable {
                               ssoExtension: snapshot.brokerOptions.ssoExtension ?? platform.ssoExtension,
                               workplaceJoin: snapshot.brokerOptions.workplaceJoin ?? platform.workplaceJoin)
         configurationCopy = snapshot
+        let providers = snapshot.cacheConfig.externalAccountProviders
+        externalAccounts = providers.isEmpty ? nil : ExternalAccounts(providers: providers)
+    }
+
+    /// `result` after the external account providers were told of its account.
+    func updatingExternalAccounts(_ result: MSALResult) -> MSALResult {
+        externalAccounts?.update(with: result, log: engine.settings.log)
+        return result
+    }
+
+    /// `accounts` with the external account providers' that match `parameters`.
+    func mergingExternalAccounts(_ accounts: [MSALAccount], _ parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
+        guard let externalAccounts else { return accounts }
+        return try externalAccounts.merged(accounts, parameters, defaultEnvironment: engine.settings.authority.descriptor.host)
     }
 
     /// A copy of the configuration the application was created with.
@@ -132,13 +148,14 @@ public class MSALPublicClientApplication: @unchecked Sendable {
         request.xpcMode = parameters.msalXpcMode
         request.popScheme = parameters.popScheme
         let started = request
-        return try await engine.reporting(.interactive, correlationId: started.correlationId, authority: started.authority) {
+        return updatingExternalAccounts(try await engine.reporting(.interactive, correlationId: started.correlationId,
+                                                                   authority: started.authority) {
             try await ErrorBoundary.run(.interactive, correlationId: started.correlationId) { [engine] in
                 try await engine.sessions.run { [engine] in
                     try await engine.acquireTokenInteractive(started)
                 }
             }
-        }
+        })
     }
 
     /// Gets a token without user interaction: from the cache when a valid one is there (no network at all), else
@@ -156,29 +173,31 @@ public class MSALPublicClientApplication: @unchecked Sendable {
     public final func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         // The hot path: a remembered cache hit is answered here, with no task, no await and no collector.
         if let hit = parameters.withMemoProbe({ engine.rememberedSilentHitNow($0, remembered: &$1) }) {
-            return hit
+            return externalAccounts == nil ? hit : updatingExternalAccounts(hit)
         }
         let request = parameters.silentRequest()
-        return try await engine.reporting(.silent, correlationId: request.correlationId, authority: request.authority,
-                                          measure: false) {
+        let result = try await engine.reporting(.silent, correlationId: request.correlationId, authority: request.authority,
+                                                measure: false) {
             try await ErrorBoundary.run(.silent, correlationId: request.correlationId) { [engine] in
                 try await engine.acquireTokenSilentMeasured(request)
             }
         }
+        return externalAccounts == nil ? result : updatingExternalAccounts(result)
     }
 
     // MARK: Accounts
 
     /// Every account that can get tokens for this application from the cache.
     public func allAccounts() throws -> [MSALAccount] {
-        try accountCall { try engine.allAccounts() }
+        try accountCall { try mergingExternalAccounts(try engine.allAccounts(), MSALAccountEnumerationParameters(identifier: nil)) }
     }
 
     /// The account with home account id `identifier`; throws ``MSALError/interactionRequired`` when it is not
     /// in the cache.
     public func account(forIdentifier identifier: String) throws -> MSALAccount {
         try accountCall {
-            guard let account = try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: identifier)).first else {
+            let parameters = MSALAccountEnumerationParameters(identifier: identifier)
+            guard let account = try mergingExternalAccounts(try engine.accounts(matching: parameters), parameters).first else {
                 throw MSALErrorInfo.interactionRequired("No signed-in account with this identifier is in the cache.",
                                                         internalCode: .internalErrorAccountRequired)
             }
@@ -190,7 +209,8 @@ public class MSALPublicClientApplication: @unchecked Sendable {
     /// it is not in the cache.
     public func account(forUsername username: String) throws -> MSALAccount {
         try accountCall {
-            guard let account = try engine.accounts(matching: MSALAccountEnumerationParameters(identifier: nil, username: username)).first else {
+            let parameters = MSALAccountEnumerationParameters(identifier: nil, username: username)
+            guard let account = try mergingExternalAccounts(try engine.accounts(matching: parameters), parameters).first else {
                 throw MSALErrorInfo.interactionRequired("No signed-in account with this user name is in the cache.",
                                                         internalCode: .internalErrorAccountRequired)
             }
@@ -200,7 +220,7 @@ public class MSALPublicClientApplication: @unchecked Sendable {
 
     /// The accounts matching `parameters`.
     public func accounts(for parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
-        try accountCall { try engine.accounts(matching: parameters) }
+        try accountCall { try mergingExternalAccounts(try engine.accounts(matching: parameters), parameters) }
     }
 
     /// The accounts matching `parameters`: those of the cache and, when the application uses the device's identity
@@ -229,7 +249,10 @@ public class MSALPublicClientApplication: @unchecked Sendable {
 
     /// Removes the account's tokens for this application from the cache. Other applications' tokens stay.
     public func remove(_ account: MSALAccount) throws {
-        try accountCall { try engine.remove(account) }
+        try accountCall {
+            try engine.remove(account)
+            try externalAccounts?.remove(account, wipeAccount: false)
+        }
     }
 
     /// Runs a cache-only account call through the error boundary, with a correlation id of its own.

@@ -16,6 +16,16 @@ public final class MSALCacheConfig: @unchecked Sendable {
     /// The storage of the unified token cache. `nil` (the default) selects the platform default.
     @MSALLocked public var storage: (any MSALTokenCacheStorage)?
 
+    /// The application's own account storages kept in step with MSAL's (``MSALExternalAccountProviding``), in the order
+    /// they were added.
+    public var externalAccountProviders: [any MSALExternalAccountProviding] { providers }
+    @MSALLocked fileprivate var providers: [any MSALExternalAccountProviding] = []
+
+    /// Adds an account storage of the application's own that MSAL keeps in step with its cache.
+    public func addExternalAccountProvider(_ provider: any MSALExternalAccountProviding) {
+        providers.append(provider)
+    }
+
     init() {}
 
     /// The default keychain group of MSAL for iOS/macOS: `com.microsoft.adalcache` on iOS (and the other UIKit
@@ -32,6 +42,7 @@ public final class MSALCacheConfig: @unchecked Sendable {
         let copy = MSALCacheConfig()
         copy.keychainSharingGroup = keychainSharingGroup
         copy.storage = storage
+        copy.providers = providers
         return copy
     }
 }
@@ -149,5 +160,6 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
         copy.loggerConfig = other.loggerConfig
         copy.cacheConfig.keychainSharingGroup = other.cacheConfig.keychainSharingGroup
         copy.cacheConfig.storage = other.cacheConfig.storage
+        copy.cacheConfig.providers = other.cacheConfig.providers
     }
 }
