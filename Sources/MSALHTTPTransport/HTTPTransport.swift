@@ -100,11 +100,13 @@ public final class HTTPTransport: Sendable {
         let prepared = outgoing
         do {
             return try await Self.within(seconds, host: host) {
-                let response = try await client.execute(prepared, timeout: .nanoseconds(Self.nanoseconds(seconds)))
-                let body = try await response.body.collect(upTo: limit)
-                return HTTPTransportResponse(statusCode: Int(response.status.code),
-                                             headers: response.headers.map { (name: $0.name, value: $0.value) },
-                                             body: Data(body.readableBytesView))
+                do {
+                    return try await Self.exchange(prepared, on: client, seconds: seconds, limit: limit)
+                } catch let error as ChannelError where error == .ioOnClosedChannel {
+                    // A pooled connection the server had closed before the request could be written: nothing was
+                    // sent, so the request goes once more, on a new connection (within the same deadline).
+                    return try await Self.exchange(prepared, on: client, seconds: seconds, limit: limit)
+                }
             }
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
@@ -113,6 +115,16 @@ public final class HTTPTransport: Sendable {
     }
 
     // MARK: Internals
+
+    /// One request and its whole body.
+    private static func exchange(_ request: HTTPClientRequest, on client: HTTPClient, seconds: Double,
+                                 limit: Int) async throws -> HTTPTransportResponse {
+        let response = try await client.execute(request, timeout: .nanoseconds(nanoseconds(seconds)))
+        let body = try await response.body.collect(upTo: limit)
+        return HTTPTransportResponse(statusCode: Int(response.status.code),
+                                     headers: response.headers.map { (name: $0.name, value: $0.value) },
+                                     body: Data(body.readableBytesView))
+    }
 
     /// Runs `operation`, failing with a timeout when it has not finished after `seconds`. The timer is a sleeping
     /// child task: no CPU while waiting. async-http-client's own deadline covers only the response head.
