@@ -27,6 +27,8 @@ enum OutsideFilesFuzzing {
     /// back to a cache section; a document's items, written back as a document and read again, give the same
     /// document (the mapping is stable after one pass).
     static func keychainItem(_ data: Data) throws {
+        // ADAL's legacy items are archived as binary property lists: any input is a value or a typed failure.
+        if let value = try? BinaryPropertyList.parse(data) { _ = value == .null }
         let bytes = [UInt8](data)
         if let first = bytes.first {
             let parts = bytes.dropFirst().split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
