@@ -87,6 +87,7 @@ struct BrokeredPoPTests {
         let first = try Self.binding(signedIn.accessToken)
         #expect(first.headerKid == key.keyId && first.cnfKid == key.keyId && first.thumbprint == key.keyId)
         #expect(try await ProofOfPossessionTests.call(emulator, Self.me(emulator), authorization: signedIn.authorizationHeader) == 200)
+        try await IndependentPoPValidator.validate(signedIn.accessToken, url: Self.me(emulator), emulator: emulator)
 
         // Another URL: the bound token from the cache, signed anew.
         let silent = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
@@ -128,6 +129,7 @@ struct BrokeredPoPTests {
         let first = try Self.binding(signedIn.accessToken)
         #expect(first.cnfKid == key.keyId && first.thumbprint == key.keyId)
         #expect(try await ProofOfPossessionTests.call(emulator, Self.me(emulator), authorization: signedIn.authorizationHeader) == 200)
+        try await IndependentPoPValidator.validate(signedIn.accessToken, url: Self.me(emulator), emulator: emulator)
         // Authenticator's refresh token renews the bound token through the application's own flow.
         let silent = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
         silent.authenticationScheme = Self.pop(Self.users(emulator))
@@ -209,6 +211,10 @@ struct LinuxBrokerPoPTests {
         #expect(second.authenticationScheme == "Pop")
         #expect(try await ProofOfPossessionTests.call(fixture.emulator, BrokeredPoPTests.users(fixture.emulator),
                                                       authorization: second.authorizationHeader) == 200)
+        try await IndependentPoPValidator.validate(signedIn.accessToken, url: BrokeredPoPTests.me(fixture.emulator),
+                                                   emulator: fixture.emulator)
+        try await IndependentPoPValidator.validate(second.accessToken, url: BrokeredPoPTests.users(fixture.emulator),
+                                                   emulator: fixture.emulator)
         // Not for another method or URL.
         #expect(try await ProofOfPossessionTests.call(fixture.emulator, BrokeredPoPTests.me(fixture.emulator),
                                                       authorization: second.authorizationHeader) == 401)

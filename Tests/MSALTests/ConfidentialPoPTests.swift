@@ -33,6 +33,7 @@ struct ConfidentialPoPTests {
         #expect(bound.authorizationHeader.hasPrefix("Pop "))
         let (status, names) = try await ConfidentialEmulatorTests().users(emulator, bound.authorizationHeader)
         #expect(status == 200 && names.contains(emulator.username))
+        try await IndependentPoPValidator.validate(bound.accessToken, url: users, emulator: emulator)
         let at = try #require(try ProofOfPossessionTests.claims(bound.accessToken, part: 1)["at"] as? String)
         #expect((try ProofOfPossessionTests.claims(at, part: 1)["cnf"] as? [String: Any])?["kid"] != nil)
 
@@ -102,6 +103,7 @@ struct ConfidentialUserPoPTests {
         #expect(bound.authenticationScheme == "Pop" && bound.authorizationHeader.hasPrefix("Pop "))
         #expect(try Self.boundKid(bound.accessToken) == (try keys.keyPair().keyId))
         #expect(try await ProofOfPossessionTests.call(emulator, me, authorization: bound.authorizationHeader) == 200)
+        try await IndependentPoPValidator.validate(bound.accessToken, url: me, emulator: emulator)
         let body = String(decoding: http.requests.last { $0.url.path.hasSuffix("/token") }?.body ?? Data(), as: UTF8.self)
         #expect(body.contains("token_type=pop") && body.contains("req_cnf="))
 
@@ -148,6 +150,7 @@ struct ConfidentialUserPoPTests {
         #expect(signedIn.authenticationScheme == "Pop")
         #expect(try Self.boundKid(signedIn.accessToken) == (try keys.keyPair().keyId))
         #expect(try await ProofOfPossessionTests.call(emulator, me, authorization: signedIn.authorizationHeader) == 200)
+        try await IndependentPoPValidator.validate(signedIn.accessToken, url: me, emulator: emulator)
 
         // Silent for another URL: the cached bound token, signed for that URL.
         let users = URL(string: "\(emulator.httpURL.absoluteString)/v1.0/users/\(emulator.username)")!

@@ -117,6 +117,7 @@ struct ProofOfPossessionTests {
         #expect(result.authenticationScheme == "Pop")
         #expect(try Self.claims(result.accessToken, part: 1)["nonce"] as? String == "server-nonce-1")
         #expect(try await Self.call(emulator, Self.graphMe(emulator), authorization: result.authorizationHeader) == 200)
+        try await IndependentPoPValidator.validate(result.accessToken, url: Self.graphMe(emulator), emulator: emulator)
     }
 
     @Test func aTokenTypeOtherThanTheOneAskedForIsRefused() async throws {

@@ -113,3 +113,16 @@ def make_shr(token, key, method, url, nonce, alg="PS256"):
     signed = (b64url(json.dumps(header).encode()) + "." + b64url(json.dumps(claims).encode())).encode()
     pad = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32) if alg == "PS256" else padding.PKCS1v15()
     return signed.decode() + "." + b64url(key.sign(signed, pad, hashes.SHA256()))
+
+
+if __name__ == "__main__":
+    # For callers in other languages: reads {"shr", "method", "url", "keys"} as JSON on stdin, prints the validated
+    # token's claims as JSON, or the reason on stderr with exit status 1.
+    import sys
+    request = json.load(sys.stdin)
+    try:
+        claims = validate(request["shr"], request["method"], request["url"], request["keys"])
+    except (Invalid, ValueError, KeyError) as error:  # malformed parts are refusals too
+        print(str(error), file=sys.stderr)
+        sys.exit(1)
+    print(json.dumps(claims))
