@@ -167,16 +167,6 @@ extension EmulatorCore {
         return answer
     }
 
-    /// Whether a request's claims only name the client's capabilities (`access_token.xms_cc`, sent with every request
-    /// of a client that declares them) and so ask for no new token, as a claims challenge does.
-    static func namesCapabilitiesOnly(_ claims: String?) -> Bool {
-        guard let claims else { return true }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(claims.utf8))) as? [String: Any],
-              object.keys.allSatisfy({ $0 == "access_token" }),
-              let access = object["access_token"] as? [String: Any] else { return false }
-        return access.keys.allSatisfy { $0 == "xms_cc" }
-    }
-
     static func popTokenKey(_ clientId: String, _ homeAccountId: String) -> String {
         "\(clientId.lowercased())|\(homeAccountId.lowercased())"
     }

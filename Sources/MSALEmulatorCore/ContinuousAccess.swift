@@ -40,6 +40,15 @@ extension EmulatorCore {
         return Array(values.compactMap { $0 as? String }.filter { !$0.isEmpty && $0.utf8.count <= 64 }.prefix(16))
     }
 
+    /// Whether a request's claims only name the client's capabilities (`access_token.xms_cc`, sent with every request
+    /// of a client that declares them) and so ask for no new token, as a claims challenge does.
+    static func namesCapabilitiesOnly(_ claims: String?) -> Bool {
+        guard claims != nil else { return true }
+        guard let object = claimsObject(claims), object.keys.allSatisfy({ $0 == "access_token" }),
+              let access = object["access_token"] as? [String: Any] else { return false }
+        return access.keys.allSatisfy { $0 == "xms_cc" }
+    }
+
     private static func claimsObject(_ claims: String?) -> [String: Any]? {
         guard let claims, claims.utf8.count <= 16 * 1024 else { return nil }
         return (try? JSONSerialization.jsonObject(with: Data(claims.utf8))) as? [String: Any]

@@ -13,6 +13,22 @@ protocol SecretServiceBackend: Sendable {
     func clear(schema: String, attributes: [String: String]) throws -> Bool
 }
 
+/// The Secret Service through libsecret, loaded at run time once per process: the backend of the Secret Service
+/// stores.
+///
+/// - Throws: ``MSALErrorInfo`` (underlying ``MSALTokenCacheProtectionError/secretServiceFailed(_:)``) when libsecret
+///   cannot be loaded, or on platforms other than Linux.
+func libSecretBackend() throws -> any SecretServiceBackend {
+    #if os(Linux)
+    switch LibSecret.shared {
+    case .success(let library): return library
+    case .failure(let error): throw error.errorInfo(file: nil)
+    }
+    #else
+    throw MSALTokenCacheProtectionError.secretServiceFailed("the Secret Service is used on Linux only").errorInfo(file: nil)
+    #endif
+}
+
 #if os(Linux)
 /// libsecret (`libsecret-1.so.0`), loaded with `dlopen` on first use so that MSAL does not need it to start.
 ///

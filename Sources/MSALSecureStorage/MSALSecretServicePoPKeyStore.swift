@@ -25,14 +25,7 @@ public final class MSALSecretServicePoPKeyStore: MSALPoPKeyStore {
     ///   libsecret cannot be loaded (or on platforms other than Linux). It does not contact the service until a key
     ///   is asked for.
     public convenience init(name: String = "default") throws {
-        #if os(Linux)
-        switch LibSecret.shared {
-        case .success(let library): self.init(name: name, backend: library)
-        case .failure(let error): throw error.errorInfo(file: nil)
-        }
-        #else
-        throw MSALTokenCacheProtectionError.secretServiceFailed("the Secret Service is used on Linux only").errorInfo(file: nil)
-        #endif
+        self.init(name: name, backend: try libSecretBackend())
     }
 
     init(name: String, backend: any SecretServiceBackend) {

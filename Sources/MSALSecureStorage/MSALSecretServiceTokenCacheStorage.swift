@@ -56,16 +56,8 @@ public final class MSALSecretServiceTokenCacheStorage: MSALTokenCacheStorage {
     ///   ``checkAvailable()``.
     public convenience init(signalFileURL: URL, configuration: MSALSecretServiceConfig = MSALSecretServiceConfig(),
                             lockTimeout: TimeInterval = 10) throws {
-        #if os(Linux)
-        switch LibSecret.shared {
-        case .success(let library):
-            self.init(signalFileURL: signalFileURL, configuration: configuration, lockTimeout: lockTimeout, backend: library)
-        case .failure(let error):
-            throw error.errorInfo(file: nil)
-        }
-        #else
-        throw MSALTokenCacheProtectionError.secretServiceFailed("the Secret Service is used on Linux only").errorInfo(file: nil)
-        #endif
+        self.init(signalFileURL: signalFileURL, configuration: configuration, lockTimeout: lockTimeout,
+                  backend: try libSecretBackend())
     }
 
     init(signalFileURL: URL, configuration: MSALSecretServiceConfig, lockTimeout: TimeInterval,

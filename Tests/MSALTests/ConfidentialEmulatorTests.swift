@@ -12,7 +12,8 @@ import Testing
 struct ConfidentialEmulatorTests {
     func makeApp(_ emulator: IdentityEmulator, clientId: String, credential: MSALClientCredential,
                  http: MSALRecordingHTTPClient, clock: any MSALClock = MSALSystemClock(),
-                 storage: any MSALTokenCacheStorage = MSALInMemoryTokenCacheStorage()) throws
+                 storage: any MSALTokenCacheStorage = MSALInMemoryTokenCacheStorage(),
+                 popKeyStore: (any MSALPoPKeyStore)? = nil) throws
         -> MSALConfidentialClientApplication {
         let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
         let config = MSALConfidentialClientApplicationConfig(clientId: clientId, clientCredential: credential,
@@ -20,7 +21,27 @@ struct ConfidentialEmulatorTests {
         config.httpClient = http
         config.clock = clock
         config.cacheConfig.storage = storage
+        config.popKeyStore = popKeyStore
         return try MSALConfidentialClientApplication(configuration: config)
+    }
+
+    /// The middle-tier API's scope.
+    static let middleTierScope = "api://\(EmulatorConfiguration.middleTierClientId)/access_as_user"
+
+    /// The emulator's user signed in to the client app for the middle-tier API's scope: the client, and the token the
+    /// middle tier is called with.
+    static func signInForTheMiddleTier(_ emulator: IdentityEmulator) async throws -> (MSALPublicClientApplication, MSALResult) {
+        let publicConfig = MSALPublicClientApplicationConfig(
+            clientId: emulator.clientId, redirectUri: "http://localhost",
+            authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
+        publicConfig.httpClient = MSALRecordingHTTPClient()
+        publicConfig.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
+        let client = try MSALPublicClientApplication(configuration: publicConfig)
+        let webview = MSALWebviewParameters()
+        webview.webAuthenticator = EmulatorAutoApproveAuthenticator()
+        let user = try await client.acquireToken(with: MSALInteractiveTokenParameters(scopes: [middleTierScope],
+                                                                                      webviewParameters: webview))
+        return (client, user)
     }
 
     static let graphDefault = ["https://graph.microsoft.com/.default"]
@@ -97,16 +118,7 @@ struct ConfidentialEmulatorTests {
         defer { Task { await emulator.stop() } }
         let clock = MSALTestClock()
         // The user signs in to the client app for the middle-tier API's scope.
-        let publicConfig = MSALPublicClientApplicationConfig(
-            clientId: emulator.clientId, redirectUri: "http://localhost",
-            authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
-        publicConfig.httpClient = MSALRecordingHTTPClient()
-        publicConfig.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-        let client = try MSALPublicClientApplication(configuration: publicConfig)
-        let webview = MSALWebviewParameters()
-        webview.webAuthenticator = EmulatorAutoApproveAuthenticator()
-        let apiScope = "api://\(EmulatorConfiguration.middleTierClientId)/access_as_user"
-        let user = try await client.acquireToken(with: MSALInteractiveTokenParameters(scopes: [apiScope], webviewParameters: webview))
+        let (_, user) = try await Self.signInForTheMiddleTier(emulator)
 
         // The middle tier exchanges it for a Graph token.
         let http = MSALRecordingHTTPClient()
@@ -139,17 +151,8 @@ struct ConfidentialEmulatorTests {
     @Test func theMiddleTierValidatesTheIncomingToken() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let publicConfig = MSALPublicClientApplicationConfig(
-            clientId: emulator.clientId, redirectUri: "http://localhost",
-            authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
-        publicConfig.httpClient = MSALRecordingHTTPClient()
-        publicConfig.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-        let client = try MSALPublicClientApplication(configuration: publicConfig)
-        let webview = MSALWebviewParameters()
-        webview.webAuthenticator = EmulatorAutoApproveAuthenticator()
+        let (_, user) = try await Self.signInForTheMiddleTier(emulator)
         let api = "api://\(EmulatorConfiguration.middleTierClientId)"
-        let user = try await client.acquireToken(with: MSALInteractiveTokenParameters(
-            scopes: ["\(api)/access_as_user"], webviewParameters: webview))
         let middle = try makeApp(emulator, clientId: EmulatorConfiguration.middleTierClientId,
                                  credential: .secret("middle-tier-secret"), http: MSALRecordingHTTPClient())
         let audiences = [EmulatorConfiguration.middleTierClientId, api]

@@ -16,13 +16,8 @@ struct ConfidentialPoPTests {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
         let http = MSALRecordingHTTPClient()
-        let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
-        let config = MSALConfidentialClientApplicationConfig(clientId: EmulatorConfiguration.daemonClientId,
-                                                             clientCredential: .secret("daemon-secret"),
-                                                             authority: try MSALAuthority(url: url))
-        config.httpClient = http
-        config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-        let app = try MSALConfidentialClientApplication(configuration: config)
+        let app = try ConfidentialEmulatorTests().makeApp(emulator, clientId: EmulatorConfiguration.daemonClientId,
+                                                          credential: .secret("daemon-secret"), http: http)
         let users = URL(string: "\(emulator.httpURL.absoluteString)/v1.0/users")!
 
         let parameters = MSALClientCredentialParameters(scopes: ConfidentialEmulatorTests.graphDefault)
@@ -75,27 +70,12 @@ struct ConfidentialUserPoPTests {
     @Test func onBehalfOfBindsAndIsCachedUnderTheKeyAndTheAssertion() async throws {
         let emulator = try await startEmulator()
         defer { Task { await emulator.stop() } }
-        let publicConfig = MSALPublicClientApplicationConfig(
-            clientId: emulator.clientId, redirectUri: "http://localhost",
-            authority: try MSALAuthority(url: URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!))
-        publicConfig.httpClient = MSALRecordingHTTPClient()
-        publicConfig.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-        let client = try MSALPublicClientApplication(configuration: publicConfig)
-        let webview = MSALWebviewParameters()
-        webview.webAuthenticator = EmulatorAutoApproveAuthenticator()
-        let apiScope = "api://\(EmulatorConfiguration.middleTierClientId)/access_as_user"
-        let user = try await client.acquireToken(with: MSALInteractiveTokenParameters(scopes: [apiScope], webviewParameters: webview))
-
+        let (client, user) = try await ConfidentialEmulatorTests.signInForTheMiddleTier(emulator)
         let http = MSALRecordingHTTPClient()
         let keys = MSALInMemoryPoPKeyStore()
-        let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
-        let config = MSALConfidentialClientApplicationConfig(clientId: EmulatorConfiguration.middleTierClientId,
-                                                             clientCredential: .secret("middle-tier-secret"),
-                                                             authority: try MSALAuthority(url: url))
-        config.httpClient = http
-        config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-        config.popKeyStore = keys
-        let middle = try MSALConfidentialClientApplication(configuration: config)
+        let middle = try ConfidentialEmulatorTests().makeApp(emulator, clientId: EmulatorConfiguration.middleTierClientId,
+                                                             credential: .secret("middle-tier-secret"), http: http,
+                                                             popKeyStore: keys)
         let me = URL(string: "\(emulator.httpURL.absoluteString)/v1.0/me")!
         let parameters = MSALOnBehalfOfParameters(scopes: ["https://graph.microsoft.com/User.Read"], userAssertion: user.accessToken)
         parameters.authenticationScheme = Self.pop(me)
@@ -118,7 +98,7 @@ struct ConfidentialUserPoPTests {
             scopes: ["https://graph.microsoft.com/User.Read"], userAssertion: user.accessToken))
         #expect(bearer.authenticationScheme == "Bearer" && bearer.accessToken != boundAt)
         // Another incoming assertion (the user again, a new token) does not find the first one's bound token.
-        let forced = MSALSilentTokenParameters(scopes: [apiScope], account: user.account)
+        let forced = MSALSilentTokenParameters(scopes: [ConfidentialEmulatorTests.middleTierScope], account: user.account)
         forced.forceRefresh = true
         let other = try await client.acquireTokenSilent(with: forced)
         let otherParameters = MSALOnBehalfOfParameters(scopes: ["https://graph.microsoft.com/User.Read"], userAssertion: other.accessToken)
@@ -133,14 +113,9 @@ struct ConfidentialUserPoPTests {
         defer { Task { await emulator.stop() } }
         let http = MSALRecordingHTTPClient()
         let keys = MSALInMemoryPoPKeyStore()
-        let url = URL(string: "\(emulator.httpURL.absoluteString)/\(emulator.tenant)")!
-        let config = MSALConfidentialClientApplicationConfig(
-            clientId: EmulatorConfiguration.webAppClientId, clientCredential: .secret("emulator-secret"),
-            authority: try MSALAuthority(url: url))
-        config.httpClient = http
-        config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
-        config.popKeyStore = keys
-        let app = try MSALConfidentialClientApplication(configuration: config)
+        let app = try ConfidentialEmulatorTests().makeApp(emulator, clientId: EmulatorConfiguration.webAppClientId,
+                                                          credential: .secret("emulator-secret"), http: http,
+                                                          popKeyStore: keys)
         let flow = try await app.startAuthorizationCodeFlow(with: MSALAuthorizationCodeParameters(
             scopes: ["User.Read"], redirectUri: "http://localhost/callback"))
         let response = try await WebAppEmulatorTests().browse(flow.authorizationURL)

@@ -74,10 +74,8 @@ struct LinuxBroker: BrokerPort {
     /// Whether `token` is a signed HTTP request (its claims carry the token `at` and the signing key `cnf.jwk`) rather
     /// than an access token, and a compact JWS that can follow `PoP ` in a header.
     static func isSignedRequest(_ token: String) -> Bool {
-        guard BrokerAnswer.compactJWS(token) != nil, let claims = token.split(separator: ".").dropFirst().first,
-              let data = Base64URL.decode(claims), let object = JSONValue.parseObject(data),
-              object["at"]?.stringValue != nil, let jwk = object["cnf"]?.objectValue?["jwk"]?.objectValue else { return false }
-        return jwk["n"]?.stringValue != nil
+        guard BrokerAnswer.compactJWS(token) != nil, let claims = (try? IdToken(raw: token))?.claims else { return false }
+        return claims["at"]?.stringValue != nil && claims["cnf"]?.objectValue?["jwk"]?.objectValue?["n"]?.stringValue != nil
     }
 
     /// A proof-of-possession request's `popParams`: the HTTP request the token is for, and the application's key id.
