@@ -17,30 +17,45 @@ final class ChromeDriver: @unchecked Sendable {
         self.process = process
     }
 
-    /// Starts `chromedriver` on a free port and waits until it reports ready.
+    /// Starts `chromedriver` on a port it picks itself (`--port=0`: no port is reserved first and handed over, so
+    /// no other listener of the suite can take it in between) and waits until it says which port it listens on and
+    /// answers ready there. The wait ends as soon as that holds, or when the process ends; real time only bounds it.
     static func start(executable: String) async throws -> ChromeDriver {
-        // Reserve a free loopback port, then hand it to chromedriver.
-        let probe = try await LoopbackRedirectListener.start(LoopbackConfiguration(path: "/", expectedState: "-",
-                                                                                   bindAddresses: ["127.0.0.1"]))
-        let port = probe.port
-        await probe.close()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--port=\(port)"]
-        process.standardOutput = FileHandle.nullDevice
+        process.arguments = ["--port=0"]
+        let output = Pipe()
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        let announced = AnnouncedPort()
+        let reader = output.fileHandleForReading
         try process.run()
-        let driver = ChromeDriver(endpoint: URL(string: "http://127.0.0.1:\(port)")!, process: process)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let status = try? await WebDriverHTTP.call(driver.endpoint, "GET", "/status"),
-               (status["ready"] as? Bool) == true {
-                return driver
+        // Drained on a dispatch thread (never the concurrency pool) until chromedriver closes its output.
+        DispatchQueue.global().async {
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                announced.append(chunk)
             }
-            try await Task.sleep(for: .milliseconds(200))
         }
-        driver.stop()
-        throw WebDriverError(description: "chromedriver did not become ready on port \(port)")
+        try await eventually(within: 120, "chromedriver to announce its port") {
+            announced.port != nil || !process.isRunning
+        }
+        guard let port = announced.port else {
+            throw WebDriverError(description: "chromedriver ended before it listened (status \(process.terminationStatus))")
+        }
+        let driver = ChromeDriver(endpoint: URL(string: "http://127.0.0.1:\(port)")!, process: process)
+        do {
+            try await eventually(within: 120, "chromedriver to answer ready on port \(port)") {
+                if !process.isRunning { throw WebDriverError(description: "chromedriver ended on port \(port)") }
+                guard let status = try? await WebDriverHTTP.call(driver.endpoint, "GET", "/status") else { return false }
+                return (status["ready"] as? Bool) == true
+            }
+        } catch {
+            driver.stop()
+            throw error
+        }
+        return driver
     }
 
     /// Stops the driver process (it does not always heed SIGTERM, so SIGKILL follows).
@@ -162,5 +177,26 @@ enum WebDriverHTTP {
             throw WebDriverError(description: "\(method) \(path): \(error) \(message)")
         }
         return object.mapValues { Optional($0) }
+    }
+}
+
+/// The port chromedriver announces on its output ("… started successfully on port N.").
+private final class AnnouncedPort: @unchecked Sendable {
+    private let lock = NSLock()
+    private var text = ""
+    private var found: Int?
+
+    var port: Int? { lock.withLock { found } }
+
+    func append(_ chunk: Data) {
+        lock.withLock {
+            guard found == nil else { return }
+            text += String(decoding: chunk, as: UTF8.self)
+            guard let range = text.range(of: "started successfully on port ") else { return }
+            let digits = text[range.upperBound...].prefix { $0.isNumber }
+            if let port = Int(digits), port > 0, text[range.upperBound...].dropFirst(digits.count).first == "." {
+                found = port
+            }
+        }
     }
 }
