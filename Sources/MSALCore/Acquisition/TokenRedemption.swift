@@ -112,6 +112,7 @@ extension ClientEngine {
             _ = document.saveTokenResponse(saving)
             if let bound { document.savePoPAccessToken(bound) }
         }
+        if saved { saveLegacyRefreshToken(saving, origin: authority.descriptor.origin, correlationId: correlationId) }
         // The stored account when the cache can be read now (a busy shared cache is no reason to fail a sign-in that
         // succeeded), else the one the response describes.
         let account = (saved ? try? cache.read { document in

@@ -12,8 +12,7 @@ extension ClientEngine {
         let correlationId = request.correlationId
         let resolved = try await resolve(plan.descriptor, correlationId: correlationId)
         let lookupEnvironments = KnownAliases.expand(plan.environments + resolved.aliases + [resolved.cacheEnvironment])
-        let candidates = try refreshCandidates(homeAccountId: plan.homeAccountId, environments: lookupEnvironments,
-                                               cache: cache)
+        let candidates = try refreshCandidates(plan, environments: lookupEnvironments, cache: cache)
         /// The refresh tokens sent so far, and whether the one retry after a rotation elsewhere was used.
         var redeemed = Set<String>()
         var retriedAfterRotation = false
@@ -54,8 +53,8 @@ extension ClientEngine {
                 // again and, once, redeem the refresh tokens it stored meanwhile.
                 guard !retriedAfterRotation, (error as? MSALErrorInfo)?.oauthError == "invalid_grant" else { throw error }
                 retriedAfterRotation = true
-                let stored = try refreshCandidates(homeAccountId: plan.homeAccountId, environments: lookupEnvironments,
-                                                   cache: cache).filter { !redeemed.contains($0.secret) }
+                let stored = try refreshCandidates(plan, environments: lookupEnvironments, cache: cache)
+                    .filter { !redeemed.contains($0.secret) }
                 guard !stored.isEmpty else { throw error }
                 log(correlationId).info("A refresh token was rejected, but a newer one was stored meanwhile; retrying once with it.")
                 machine = initialMachine
@@ -67,13 +66,16 @@ extension ClientEngine {
     }
 
     /// The account's refresh tokens to try, in order: this client's own, then its family's (when the client is in a
-    /// family, or not known not to be).
-    private func refreshCandidates(homeAccountId: String, environments: [String],
+    /// family, or not known not to be); when the unified cache has none, those of ADAL's legacy cache.
+    private func refreshCandidates(_ plan: UserTokenPlan, environments: [String],
                                    cache: any TokenCachePort) throws -> [RefreshTokenEntry] {
-        try cache.read { document in
+        let homeAccountId = plan.homeAccountId
+        var familyId: String?
+        let unified: [RefreshTokenEntry] = try cache.read { document in
             let own = document.refreshTokens(homeAccountId: homeAccountId, environments: environments,
                                              clientId: settings.clientId)
             let metadata = document.appMetadata(environments: environments, clientId: settings.clientId)
+            familyId = metadata?.familyId
             var family: [RefreshTokenEntry] = []
             if metadata == nil || metadata?.familyId != nil {
                 family = document.familyRefreshTokens(homeAccountId: homeAccountId, environments: environments,
@@ -82,6 +84,8 @@ extension ClientEngine {
             var seen = Set(own.map(\.key))
             return own + family.filter { seen.insert($0.key).inserted }
         }
+        guard unified.isEmpty, settings.legacyCache != nil else { return unified }
+        return legacyRefreshCandidates(plan, environments: environments, familyId: familyId)
     }
 
     /// `X-AnchorMailbox: Oid:<uid>@<utid>`, which routes the request to the account's home region.

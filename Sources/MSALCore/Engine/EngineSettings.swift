@@ -27,6 +27,8 @@ struct EngineSettings: Sendable {
     var popKeyStore: any MSALPoPKeyStore
     /// The platform's removal of other applications' caches (``MSALPlatformServices/wipePartnerCaches``).
     var wipePartnerCaches: (@Sendable ([String: [String: String]]) -> [String])? = nil
+    /// ADAL's legacy cache read (and, when it says so, written) beside the unified one; nil: none.
+    var legacyCache: LegacyTokenCache? = nil
     /// The application's logger with ``MSALGlobalConfig/loggerConfig`` as it was when the application was created.
     var log: MSALLog
 

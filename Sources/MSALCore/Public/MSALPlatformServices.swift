@@ -41,6 +41,9 @@ public struct MSALPlatformServices: Sendable {
     /// (on macOS the `MSAL` module removes ``MSALWipeCacheForAllAccountsConfig``'s keychain items): given the
     /// locations by display name, the names of those it could not remove. `nil`: none are removed.
     public var wipePartnerCaches: (@Sendable ([String: [String: String]]) -> [String])? = nil
+    /// ADAL's legacy cache of the platform's default storage, given its keychain sharing group and whether refresh
+    /// tokens are written to it (on iOS the `MSAL` module's ADAL items of the keychain group). `nil`: none.
+    package var legacyTokenCache: (@Sendable (_ keychainSharingGroup: String, _ writesRefreshTokens: Bool) -> LegacyTokenCache?)? = nil
 
     /// Creates platform services. The default storage keeps tokens in memory only.
     public init(httpClient: any MSALHTTPClient, webAuthenticator: (any MSALWebAuthenticator)? = nil,

@@ -95,6 +95,7 @@ extension MSALPublicClientApplication {
                                                   wipeCacheForAllAccounts: signoutParameters.wipeCacheForAllAccounts,
                                                   extraQueryParameters: signoutParameters.extraQueryParameters,
                                                   correlationId: correlationId)
+        engine.removeLegacyItems(account)
         try externalAccounts?.remove(account, wipeAccount: signoutParameters.wipeAccount)
         if let endSession {
             let webview = signoutParameters.webviewParameters

@@ -61,6 +61,12 @@ public class MSALPublicClientApplication: @unchecked Sendable {
         var settings = try EngineSettings(snapshot)
         if snapshot.popKeyStore == nil, let keys = platform.popKeyStore { settings.popKeyStore = keys }
         settings.wipePartnerCaches = platform.wipePartnerCaches
+        let cacheConfig = snapshot.cacheConfig
+        if let provider = cacheConfig.serializedADALCache {
+            settings.legacyCache = LegacyTokenCache(store: provider, forIOS: false, writesRefreshTokens: true)
+        } else if cacheConfig.storage == nil, let legacy = platform.legacyTokenCache {
+            settings.legacyCache = legacy(cacheConfig.keychainSharingGroup, cacheConfig.writesLegacyADALRefreshTokens)
+        }
         let storage = snapshot.cacheConfig.storage ?? platform.cacheStorage()
         let store = TokenCacheStore(storage: storage, log: settings.log)
         engine = ClientEngine(settings: settings, http: snapshot.httpClient ?? platform.httpClient,
@@ -82,8 +88,13 @@ public class MSALPublicClientApplication: @unchecked Sendable {
         return result
     }
 
-    /// `accounts` with the external account providers' that match `parameters`.
+    /// `accounts` with the accounts of ADAL's legacy cache and of the external account providers that match
+    /// `parameters` (the legacy cache's only when the unified cache does not hold them).
     func mergingExternalAccounts(_ accounts: [MSALAccount], _ parameters: MSALAccountEnumerationParameters) throws -> [MSALAccount] {
+        var accounts = accounts
+        if engine.settings.legacyCache != nil {
+            accounts += engine.legacyAccounts(excluding: try engine.allAccounts(onlySignedIn: false)).filter(parameters.matches)
+        }
         guard let externalAccounts else { return accounts }
         return try externalAccounts.merged(accounts, parameters, defaultEnvironment: engine.settings.authority.descriptor.host)
     }
@@ -251,6 +262,7 @@ public class MSALPublicClientApplication: @unchecked Sendable {
     public func remove(_ account: MSALAccount) throws {
         try accountCall {
             try engine.remove(account)
+            engine.removeLegacyItems(account)
             try externalAccounts?.remove(account, wipeAccount: false)
         }
     }

@@ -26,6 +26,41 @@ public final class MSALCacheConfig: @unchecked Sendable {
         providers.append(provider)
     }
 
+    /// ADAL's serialized token cache (ADAL for macOS's format), read and written beside the unified cache: see
+    /// ``MSALSerializedADALCacheProvider``. In MSAL for iOS/macOS a macOS setting; here it works on every platform.
+    @MSALLocked public var serializedADALCache: MSALSerializedADALCacheProvider?
+
+    /// Whether a sign-in's refresh token is also written as an ADAL item in the keychain group (iOS), so that ADAL
+    /// apps of the group sign the user in silently. Default false, as MSAL for iOS/macOS since 2018, which only reads
+    /// ADAL's items there (a user signed in by ADAL still gets silent tokens). ``serializedADALCache`` is always
+    /// written, as MSAL seeds it.
+    @MSALLocked public var writesLegacyADALRefreshTokens = false
+
+    #if os(macOS)
+    /// The applications allowed to read a login-keychain ADAL cache without asking the user, as made by
+    /// ``createTrustedApplicationList(fromPaths:)``. Kept for code written for MSAL for iOS/macOS: this library keeps
+    /// its caches in the data-protection keychain, where access groups decide instead.
+    public var trustedApplications: [Any]? {
+        get { trusted.get().map { $0 as [Any] } }
+        set { trusted.set(newValue?.compactMap { $0 as? URL }) }
+    }
+    private let trusted = LockedBox<[URL]?>(nil)
+
+    /// The trusted-application list of the applications at `appPaths` and the current one (MSAL for iOS/macOS's
+    /// `createTrustedApplicationListFromPaths:error:`): their file URLs. Throws
+    /// ``MSALInternalError/internalErrorInvalidParameter`` when a path names nothing.
+    public func createTrustedApplicationList(fromPaths appPaths: [String]) throws -> [Any] {
+        var list: [URL] = [Bundle.main.bundleURL]
+        for path in appPaths {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw MSALErrorInfo.invalidParameter("No application at the trusted application path '\(path)'.")
+            }
+            list.append(URL(fileURLWithPath: path))
+        }
+        return list
+    }
+    #endif
+
     init() {}
 
     /// The default keychain group of MSAL for iOS/macOS: `com.microsoft.adalcache` on iOS (and the other UIKit
@@ -40,10 +75,20 @@ public final class MSALCacheConfig: @unchecked Sendable {
 
     func copy() -> MSALCacheConfig {
         let copy = MSALCacheConfig()
-        copy.keychainSharingGroup = keychainSharingGroup
-        copy.storage = storage
-        copy.providers = providers
+        copy.take(from: self)
         return copy
+    }
+
+    /// Takes every setting of `other`.
+    func take(from other: MSALCacheConfig) {
+        keychainSharingGroup = other.keychainSharingGroup
+        storage = other.storage
+        providers = other.providers
+        serializedADALCache = other.serializedADALCache
+        writesLegacyADALRefreshTokens = other.writesLegacyADALRefreshTokens
+        #if os(macOS)
+        trusted.set(other.trusted.get())
+        #endif
     }
 }
 
@@ -158,8 +203,6 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
         copy.brokerOptions = other.brokerOptions
         copy.logger = other.logger
         copy.loggerConfig = other.loggerConfig
-        copy.cacheConfig.keychainSharingGroup = other.cacheConfig.keychainSharingGroup
-        copy.cacheConfig.storage = other.cacheConfig.storage
-        copy.cacheConfig.providers = other.cacheConfig.providers
+        copy.cacheConfig.take(from: other.cacheConfig)
     }
 }
