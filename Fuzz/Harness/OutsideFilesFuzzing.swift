@@ -28,7 +28,13 @@ enum OutsideFilesFuzzing {
     /// document (the mapping is stable after one pass).
     static func keychainItem(_ data: Data) throws {
         // ADAL's legacy items are archived as binary property lists: any input is a value or a typed failure.
-        if let value = try? BinaryPropertyList.parse(data) { _ = value == .null }
+        if let value = try? BinaryPropertyList.parse(data) {
+            // Compared as written (a NaN is not equal to itself).
+            let written = BinaryPropertyList.serialize(value)
+            try fuzzCheck(BinaryPropertyList.serialize(try BinaryPropertyList.parse(written)) == written,
+                          "a property list written back reads differently")
+        }
+        try legacyArchive(data)
         let bytes = [UInt8](data)
         if let first = bytes.first {
             let parts = bytes.dropFirst().split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false)
@@ -50,5 +56,32 @@ enum OutsideFilesFuzzing {
         try fuzzCheck(JSONValue.parseObject(once) == JSONValue.parseObject(twice), "the item mapping is not stable")
         let digest = KeychainCacheSync.digest(items)
         try fuzzCheck(digest == KeychainCacheSync.digest(items.reversed()), "the items' digest depends on their order")
+    }
+
+    /// The input as ADAL's archived item, as macOS' serialized ADAL cache and as a legacy item's service attribute: a
+    /// value or a typed failure; an item or a cache read, written back and read again is the same; a service read
+    /// names the same service again.
+    static func legacyArchive(_ data: Data) throws {
+        if let item = try? LegacyTokenCacheItem.decode(data) {
+            for forIOS in [false, true] {
+                let written = item.encode(forIOS: forIOS)
+                try fuzzCheck(try LegacyTokenCacheItem.decode(written).encode(forIOS: forIOS) == written,
+                              "an item written back reads differently")
+            }
+            _ = (item.environment, item.realm, item.claims)
+        }
+        if let cache = try? SerializedADALCache(data: data) {
+            let written = cache.serialized()
+            try fuzzCheck(try SerializedADALCache(data: written).serialized() == written,
+                          "a serialized cache written back reads differently")
+            var copy = cache
+            for stored in cache.storedItems { try copy.save(stored) }
+            try fuzzCheck(copy.serialized() == written, "saving a cache's own items changed it")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        if let parts = LegacyTokenCacheKey.components(ofService: text) {
+            let key = LegacyTokenCacheKey(authority: parts.authority, resource: parts.resource, clientId: parts.clientId, userId: "")
+            try fuzzCheck(LegacyTokenCacheKey.components(ofService: key.service) != nil, "a service written back is not read")
+        }
     }
 }

@@ -93,7 +93,7 @@ package enum KeyedArchive {
             case .real(let number): return .real(number)
             case .date(let seconds): return .date(seconds)
             case .data(let data): return .data(data)
-            case .string(let text): return text == "$null" ? .null : .string(text)
+            case .string(let text): return .string(text)
             case .array(let elements):
                 var result: [ArchivedValue] = []
                 for element in elements { result.append(try value(element, depth: depth + 1)) }
@@ -105,6 +105,8 @@ package enum KeyedArchive {
 
         mutating func resolve(_ reference: UInt64, depth: Int) throws(BinaryPropertyList.Failure) -> ArchivedValue {
             guard reference < UInt64(objects.count) else { throw BinaryPropertyList.Failure(reason: "a reference is out of range") }
+            // Reference 0 is `$null`, nil.
+            if reference == 0 { return .null }
             guard open.insert(reference).inserted else { throw BinaryPropertyList.Failure(reason: "a reference cycle") }
             resolved += 1
             guard resolved <= KeyedArchive.maximumResolved else { throw BinaryPropertyList.Failure(reason: "too many references") }

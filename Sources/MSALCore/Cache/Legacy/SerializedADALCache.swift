@@ -45,7 +45,13 @@ package struct SerializedADALCache: Sendable, Equatable {
             guard case .dictionary(let items, mutable: true) = entry.value else {
                 throw BinaryPropertyList.Failure(reason: "a user's tokens are not a mutable dictionary")
             }
-            var kept: [(String, ArchivedObject)] = []
+            // A user that comes again adds to the earlier one's items; a service that comes again replaces its item.
+            var userIndex = users.count
+            if let known = users.firstIndex(where: { $0.userId == userId }) {
+                userIndex = known
+            } else {
+                users.append((userId, []))
+            }
             for item in items {
                 guard case .object(let key) = item.key, key.className == Self.keyClass || key.className == "MSIDLegacyTokenCacheKey",
                       let service = Self.service(of: key) else {
@@ -54,9 +60,12 @@ package struct SerializedADALCache: Sendable, Equatable {
                 guard case .object(let token) = item.value, (try? LegacyTokenCacheItem(archived: token)) != nil else {
                     throw BinaryPropertyList.Failure(reason: "a token is not ADAL's")
                 }
-                kept.append((service, token))
+                if let existing = users[userIndex].items.firstIndex(where: { $0.service == service }) {
+                    users[userIndex].items[existing].item = token
+                } else {
+                    users[userIndex].items.append((service, token))
+                }
             }
-            users.append((userId, kept))
         }
     }
 
