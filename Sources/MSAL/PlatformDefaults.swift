@@ -75,6 +75,12 @@ extension MSALPlatformServices {
         // Microsoft Authenticator (app to app), used while MSALGlobalConfig.brokerAvailability is .auto.
         services.brokerApp = MSALBrokerApp(opener: MSALAuthenticatorAppOpener(),
                                            keyStore: MSALKeychainBrokerKeyStore(keychainSharingGroup: keychainSharingGroup))
+        // ADAL's items of the keychain group beside the unified cache, as MSAL for iOS/macOS reads them on iOS (its
+        // legacy accessor): a user ADAL signed in gets silent tokens.
+        services.legacyTokenCache = { group, writes in
+            LegacyTokenCache(store: KeychainLegacyTokenCacheStore(keychainSharingGroup: group), forIOS: true,
+                             writesRefreshTokens: writes)
+        }
         #endif
         #if canImport(AuthenticationServices) && !os(watchOS) && !os(tvOS)
         // Microsoft's Enterprise SSO extension, asked first where an MDM profile configured it.

@@ -36,7 +36,7 @@ public final class MSALCacheConfig: @unchecked Sendable {
     /// written, as MSAL seeds it.
     @MSALLocked public var writesLegacyADALRefreshTokens = false
 
-    #if os(macOS)
+    #if canImport(AppKit) && !canImport(UIKit)
     /// The applications allowed to read a login-keychain ADAL cache without asking the user, as made by
     /// ``createTrustedApplicationList(fromPaths:)``. Kept for code written for MSAL for iOS/macOS: this library keeps
     /// its caches in the data-protection keychain, where access groups decide instead.
@@ -86,7 +86,7 @@ public final class MSALCacheConfig: @unchecked Sendable {
         providers = other.providers
         serializedADALCache = other.serializedADALCache
         writesLegacyADALRefreshTokens = other.writesLegacyADALRefreshTokens
-        #if os(macOS)
+        #if canImport(AppKit) && !canImport(UIKit)
         trusted.set(other.trusted.get())
         #endif
     }
