@@ -93,6 +93,51 @@ extension AppleSurfaceTests {
         try app.remove(result.account)
         #expect(AppleFixture.storedEntries.filter { ($0.service ?? "").hasPrefix("MSOpenTech.ADAL.1|") }.isEmpty)
     }
+
+    @Test("The legacy shared-accounts list joins the account lookups, and records sign-ins and removals in read-write mode")
+    @MainActor
+    func legacySharedAccounts() async throws {
+        let (provider, shown) = AppleFixture.interactive()
+        let bundle = Bundle.main.bundleIdentifier ?? ""
+        let blob: [String: Any] = ["lastWriteTimestamp": 100, "A1": [
+            "authEndpointUrl": "https://login.windows.net/common/oauth2/authorize", "id": "A1", "type": "ADAL",
+            "oid": "00000000-0000-0000-0000-0000000000a1", "tenantId": "00000000-0000-0000-0000-0000000000t1",
+            "username": "shared@contoso.com", "signInStatus": [bundle: "SignedIn"]]]
+        var item: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: AppleFixture.accessGroup,
+            kSecAttrService as String: "MyAccountService", kSecAttrAccount as String: "AccountsV3",
+            kSecValueData as String: try JSONSerialization.data(withJSONObject: blob),
+        ]
+        item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+        #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+        let shared = MSALLegacySharedAccountsProvider(sharedKeychainAccessGroup: AppleFixture.group,
+                                                      serviceIdentifier: "MyAccountService", applicationIdentifier: "Example")
+        #expect(shared.sharedAccountMode == .readOnly)
+        let authority = try MSALAADAuthority(url: URL(string: "https://\(provider.host)/common")!)
+        let config = MSALPublicClientApplicationConfig(clientId: provider.clientId, redirectUri: AppleFixture.redirectUri,
+                                                       authority: authority)
+        config.httpClient = provider
+        config.cacheConfig.keychainSharingGroup = AppleFixture.group
+        config.cacheConfig.addExternalAccountProvider(shared)
+        let app = try MSALPublicClientApplication(configuration: config)
+        #expect(try app.account(forUsername: "shared@contoso.com").identifier
+            == "00000000-0000-0000-0000-0000000000a1.00000000-0000-0000-0000-0000000000t1")
+        shared.sharedAccountMode = .readWrite
+        let result = try await app.acquireToken(with: MSALInteractiveTokenParameters(
+            scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(authPresentationViewController: shown.controller)))
+        func list(_ version: Int) -> [String: Any]? {
+            let stored = SurfaceKeychain.shared.storedItems.first { $0.service == "MyAccountService" && $0.account == "AccountsV\(version)" }
+            return (stored?.data).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        }
+        func entry(of oid: String, _ version: Int) -> [String: Any]? {
+            list(version)?.values.compactMap { $0 as? [String: Any] }.first { $0["oid"] as? String == oid }
+        }
+        let signedIn = try #require(entry(of: provider.user.oid, 3))
+        #expect((signedIn["signInStatus"] as? [String: String])?[bundle] == "SignedIn")
+        #expect(entry(of: provider.user.oid, 2) != nil && list(1) != nil)
+        try app.remove(result.account)
+        #expect((entry(of: provider.user.oid, 3)?["signInStatus"] as? [String: String])?[bundle] == "SignedOut")
+    }
 }
 #endif
 
