@@ -40,11 +40,14 @@ extension EmulatorCore {
                 message: "The redirect URI '\(redirectURI)' specified in the request does not match the redirect URIs configured for the application '\(app.clientId)'."
             ))
         }
+        let broker: NestedAuthBroker?
+        do { broker = try nestedAuthBroker(request.parameter, redirectURI: redirectURI) } catch { return errorPage(error) }
         let state = request.parameter("state")
         let askedMode = request.parameter("response_mode")?.lowercased()
         let mode = ["query", "fragment", "form_post"].contains(askedMode ?? "query") ? (askedMode ?? "query") : "query"
         let fail = { (error: EntraError) -> EmulatorResponse in
-            self.redirect(to: redirectURI, mode: mode, parameters: error.redirectParameters + (state.map { [("state", $0)] } ?? []))
+            self.redirect(to: broker?.redirectURI ?? redirectURI, mode: mode,
+                          parameters: error.redirectParameters + (state.map { [("state", $0)] } ?? []))
         }
         if let askedMode, askedMode != mode {
             return fail(EntraError(error: "invalid_request", code: 900352, message: "The response_mode '\(askedMode)' is not supported."))
@@ -88,6 +91,7 @@ extension EmulatorCore {
             expiresAt: now.addingTimeInterval(3600), maxAge: maxAge,
             capabilities: EmulatorCore.capabilities(claims: request.parameter("claims"))
         )
+        pending[id]?.nestedAuthBroker = broker
         prune()
         // A tenant requiring a compliant device asks a web view that proves devices (PKeyAuth) for its proof first.
         if asksDeviceProofInWebView(context, request) {
@@ -209,13 +213,14 @@ extension EmulatorCore {
                 clientId: app.clientId, redirectURI: redirectURI, userId: userId, tenantId: tenant.id, policy: flow.context.policy,
                 scopes: flow.scopes, granted: granted, nonce: flow.nonce, codeChallenge: challenge, codeChallengeMethod: method,
                 expiresAt: now.addingTimeInterval(TimeInterval(config.lifetimes.authorizationCode)), authTime: authTime,
-                capabilities: flow.capabilities, deviceId: flow.deviceId
+                capabilities: flow.capabilities, deviceId: flow.deviceId, brokerClientId: flow.nestedAuthBroker?.clientId
             )
             var parameters: [(String, String)] = [("code", code)]
             if let state { parameters.append(("state", state)) }
             if wantsClientInfo { parameters.append(("client_info", clientInfo(user: user, policy: flow.context.policy))) }
             parameters.append(("session_state", flow.sessionId))
-            return redirect(to: redirectURI, mode: mode, parameters: parameters, headers: [cookie])
+            return redirect(to: flow.nestedAuthBroker?.redirectURI ?? redirectURI, mode: mode, parameters: parameters,
+                            headers: [cookie])
         }
     }
 
@@ -227,7 +232,7 @@ extension EmulatorCore {
             deviceCodes[deviceCode]?.status = .declined
             return .html(Pages.message("Sign-in cancelled", "\(error.codeText): \(error.message)", id: "device-declined"))
         case .authorize(let redirectURI, let mode, let state, _, _, _):
-            return redirect(to: redirectURI, mode: mode, parameters: error.redirectParameters + (state.map { [("state", $0)] } ?? []))
+            return redirect(to: flow.nestedAuthBroker?.redirectURI ?? redirectURI, mode: mode, parameters: error.redirectParameters + (state.map { [("state", $0)] } ?? []))
         }
     }
 

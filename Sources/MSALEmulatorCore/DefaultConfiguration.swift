@@ -18,6 +18,8 @@ extension EmulatorConfiguration {
     public static let b2cTenantId = "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f"
     /// Client id of the demo public-client app.
     public static let demoClientId = "0b6f1c3a-52d4-4e07-9a3b-7c1e2d4f6a80"
+    /// The nested app of nested app authentication, hosted by the demo app.
+    public static let nestedAppClientId = "3c1d5e7f-9a2b-4c6d-8e0f-1a3b5c7d9e2f"
     /// Client id of the demo confidential web app (secret `emulator-secret`, authorization code flow).
     public static let webAppClientId = "3c4d5e6f-7a8b-4c9d-a0e1-f2a3b4c5d6e7"
     /// Client id of the demo daemon: a confidential client (secret `daemon-secret`) with the Graph application
@@ -108,6 +110,12 @@ extension EmulatorConfiguration {
                         "msauth.com.example.msaldemo://auth", "msal\(demoClientId)://auth",
                     ],
                     preConsentedScopes: [graphUserRead, "\(b2cApi)/demo.read", "\(middleTierAPI)/access_as_user"]
+                ),
+                // A nested app hosted by the demo app (nested app authentication): its redirect URI is made for
+                // that hub.
+                EmulatedApplication(
+                    clientId: nestedAppClientId, displayName: "Contoso Nested App",
+                    redirectURIs: ["brk-\(demoClientId)://localhost"], preConsentedScopes: [graphUserRead]
                 ),
                 EmulatedApplication(
                     clientId: "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9", displayName: "Family App One",

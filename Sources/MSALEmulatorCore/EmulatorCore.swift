@@ -34,6 +34,8 @@ struct AuthorizationCode: Sendable {
     var capabilities: [String] = []
     /// The device the sign-in proved (PKeyAuth in the web view), whose tokens the code gives.
     var deviceId: String? = nil
+    /// The hub app of a nested app's sign-in (nested app authentication).
+    var brokerClientId: String? = nil
 }
 
 struct RefreshRecord: Sendable {
@@ -46,6 +48,8 @@ struct RefreshRecord: Sendable {
     var expiresAt: Date
     /// The device the token is bound to (issued through the broker): it passes device-based Conditional Access.
     var deviceId: String? = nil
+    /// The hub app of a nested app's refresh token (nested app authentication).
+    var brokerClientId: String? = nil
 }
 
 struct BrowserSession: Sendable {
@@ -72,6 +76,8 @@ struct PendingAuthorization: Sendable {
     var expiresAt: Date
     /// Steps already done (`consent`, `profile`).
     var done: Set<String> = []
+    /// A nested app's hub: the code goes to its redirect URI.
+    var nestedAuthBroker: NestedAuthBroker? = nil
     var maxAge: Int?
     /// Client capabilities (`xms_cc` of the `claims` parameter), for the access token of the code.
     var capabilities: [String] = []

@@ -104,6 +104,7 @@ extension EmulatorCore {
         guard let user = user(id: record.userId), let tenant = config.tenants.first(where: { $0.id == record.tenantId }) else {
             throw EntraError(error: "invalid_grant", code: 50034, message: "The user account does not exist in the directory.")
         }
+        try checkNestedAuthRedemption(issuedThrough: record.brokerClientId, request)
         codes[code]?.redeemed = true
         var scopes = try parseScopes(request, app: app, required: false) ?? record.scopes
         scopes.oidc.formUnion(record.scopes.oidc.intersection(["openid"]))
@@ -114,6 +115,7 @@ extension EmulatorCore {
         )
         grant.capabilities = record.capabilities
         grant.deviceId = record.deviceId
+        grant.brokerClientId = record.brokerClientId
         return grant
     }
 
@@ -133,6 +135,7 @@ extension EmulatorCore {
         guard record.clientId == app.clientId || (record.familyId != nil && record.familyId == app.familyId) else {
             throw EntraError(error: "invalid_grant", code: 70000, message: "The refresh token was issued to a different client.", suberror: "client_mismatch")
         }
+        try checkNestedAuthRedemption(issuedThrough: record.brokerClientId, request)
         guard let user = user(id: record.userId) else {
             throw EntraError(error: "invalid_grant", code: 50034, message: "The user account does not exist in the directory.")
         }
@@ -153,6 +156,7 @@ extension EmulatorCore {
             wantsClientInfo: request.form["client_info"] == "1", baseURL: request.baseURL
         )
         grant.deviceId = record.deviceId
+        grant.brokerClientId = record.brokerClientId
         return grant
     }
 

@@ -23,6 +23,8 @@ struct Grant: Sendable {
     /// The device the tokens are bound to (a brokered sign-in): the access token carries it as `deviceid`, a refresh
     /// token keeps it.
     var deviceId: String? = nil
+    /// The hub app of a nested app's grant: its refresh token is redeemed only through the hub.
+    var brokerClientId: String? = nil
     /// The key the access token is bound to (`req_cnf`'s `kid`): proof of possession.
     var popKeyId: String? = nil
 }
@@ -137,7 +139,7 @@ extension EmulatorCore {
             refreshTokens[token] = RefreshRecord(
                 clientId: grant.app.clientId, familyId: grant.app.familyId, userId: user.objectId, tenantId: grant.tenant.id,
                 policy: grant.policy, authTime: grant.authTime, expiresAt: now.addingTimeInterval(TimeInterval(lifetimes.refreshToken)),
-                deviceId: grant.deviceId
+                deviceId: grant.deviceId, brokerClientId: grant.brokerClientId
             )
             body["refresh_token"] = token
             if isB2C { body["refresh_token_expires_in"] = lifetimes.refreshToken }

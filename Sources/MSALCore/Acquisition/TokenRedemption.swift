@@ -60,8 +60,19 @@ extension ClientEngine {
         let authentication = settings.credential == nil ? [] : try await clientAuthentication(
             tokenEndpoint: endpoint, descriptor: descriptor, correlationId: correlationId)
         return try await TokenEndpointClient(context: requestContext(correlationId))
-            .post(endpoint, parameters: grant.formParameters + extraParameters + authentication, extraHeaders: extraHeaders,
-                  throttleKey: throttleKey)
+            .post(endpoint, parameters: nested(grant.formParameters) + extraParameters + authentication,
+                  extraHeaders: extraHeaders, throttleKey: throttleKey)
+    }
+
+    /// A nested app's code and refresh-token grants with `brk_client_id` and `brk_redirect_uri` (and a refresh grant
+    /// with its `redirect_uri`), as MSAL for iOS/macOS sends them (`MSIDAADV2Oauth2Factory.m:210-282`).
+    private func nested(_ form: [(String, String)]) -> [(String, String)] {
+        let nested = settings.nestedAuthParameters
+        guard !nested.isEmpty, let type = form.first(where: { $0.0 == "grant_type" })?.1,
+              type == "authorization_code" || type == "refresh_token" else { return form }
+        var pairs = form
+        if !pairs.contains(where: { $0.0 == "redirect_uri" }) { pairs.append(("redirect_uri", settings.redirectUri)) }
+        return pairs + nested
     }
 
     /// Validates a token response (id token signature, nonce, subject), stores it through `cache` before anything
@@ -101,6 +112,7 @@ extension ClientEngine {
                        cache: any TokenCachePort, correlationId: UUID,
                        proofOfPossession: PoPBinding? = nil, brokerKeyBinding: BrokerKeyBinding? = nil) async throws -> MSALResult {
         var write = handled.write
+        write.refreshTokenClientId = settings.nestedAuth?.clientId
         write.clientCapabilities = TokenCacheDocument.capabilitiesMarker(settings.clientCapabilities)
         // A bound token is kept apart from bearer tokens, under its key (``PoPAccessToken``); one bound to a broker's
         // key is not kept at all.

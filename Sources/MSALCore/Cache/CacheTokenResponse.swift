@@ -57,6 +57,8 @@ struct CacheTokenResponse: Sendable {
     var refreshToken: String?
     /// The response's `foci` (family id), e.g. "1".
     var familyId: String?
+    /// The client id the refresh token is kept under when it is not ``clientId`` (a nested app's hub).
+    var refreshTokenClientId: String?
     /// The key of the refresh token used for this request (silent refresh). When it is still cached, the
     /// new refresh token rotates it in place: new secret and `last_modification_time`, same key and fields.
     var replacingRefreshTokenKey: String?

@@ -108,12 +108,13 @@ extension TokenCacheDocument {
             refreshTokenEntries.insert(used.rotated(secret: secret, at: now))
             return
         }
+        let owner = r.refreshTokenClientId ?? r.clientId
         let key = RefreshTokenEntry.pythonKey(
-            homeAccountId: r.homeAccountId, environment: r.environment, clientId: r.clientId, target: target)
+            homeAccountId: r.homeAccountId, environment: r.environment, clientId: owner, target: target)
         var extra = refreshTokenEntries[key]?.extraFields ?? [:]
         if let hash = r.userAssertionHash { extra[TokenCacheDocument.userAssertionHashField] = .string(hash) }
         refreshTokenEntries.insert(RefreshTokenEntry(
-            homeAccountId: r.homeAccountId, environment: r.environment, clientId: r.clientId, target: target,
+            homeAccountId: r.homeAccountId, environment: r.environment, clientId: owner, target: target,
             secret: secret, lastModificationTime: now, familyId: r.familyId, extraFields: extra, key: key))
         unreadableEntries[.refreshToken]?[key] = nil
     }

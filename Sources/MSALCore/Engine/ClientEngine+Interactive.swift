@@ -80,7 +80,9 @@ extension ClientEngine {
                                           purpose: "to show the sign-in pages", correlationId: correlationId)
         let resolved = try await resolve(authority.descriptor, correlationId: correlationId)
         let verifier = PKCE.makeVerifier()
-        let extraQuery = settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
+        var extraQuery = settings.extraQueryParameters.merging(request.extraQueryParameters, uniquingKeysWith: { $1 })
+        // A nested app: the hub's parameters on the authorization request (`MSIDAADV2WebviewFactory.m:44-52`).
+        for (name, value) in settings.nestedAuthParameters { extraQuery[name] = value }
         let authorization = AuthorizationRequest(
             authorizationEndpoint: resolved.metadata.authorizationEndpoint,
             clientId: settings.clientId,
@@ -97,15 +99,19 @@ extension ClientEngine {
             extraQueryParameters: extraQuery,
             correlationId: correlationId,
             instanceAware: settings.multipleCloudsSupported)
+        // A nested app's sign-in ends at the hub's redirect URI (`MSIDWebviewFactory.m:285-291`); its own `brk-` URI
+        // is what the requests name.
         var webRequest = MSALWebAuthenticationRequest(
-            redirectUri: settings.redirectUri, state: authorization.state, correlationId: correlationId,
+            redirectUri: settings.nestedAuth?.redirectUri ?? settings.redirectUri, state: authorization.state,
+            correlationId: correlationId,
             prefersEphemeralSession: request.prefersEphemeralSession, webviewParameters: request.webviewParameters)
         webRequest.deviceAuthentication = deviceAuthentication
         log(correlationId).info("Starting interactive sign-in at \(resolved.descriptor.urlString).")
         // AppAuth's order: the user agent prepares (a listener binds and reports its URI), MSAL builds the URL for
         // that URI, then the user agent presents it.
         let session = try await authenticator.prepare(webRequest)
-        let response = try await session.present(authorization.url(redirectUri: session.redirectUri))
+        let requestRedirect = settings.nestedAuth == nil ? session.redirectUri : settings.redirectUri
+        let response = try await session.present(authorization.url(redirectUri: requestRedirect))
         guard case .code(let code, _) = try authorization.read(response) else {
             throw MSALErrorInfo.internal(.internalErrorUnexpected, "Unexpected authorization outcome.", correlationId: correlationId)
         }
@@ -114,7 +120,7 @@ extension ClientEngine {
             authority: authority, nonce: authorization.nonce, knownAccount: request.account,
             knownHomeAccountId: request.account?.identifier, requiresIdToken: true, accountSource: "authorization_code")
         redemption.proofOfPossession = binding
-        return try await redeem(redemption, grant: authorization.codeGrant(code: code, redirectUri: session.redirectUri),
+        return try await redeem(redemption, grant: authorization.codeGrant(code: code, redirectUri: requestRedirect),
                                 cache: cache)
     }
 

@@ -73,7 +73,7 @@ extension ClientEngine {
         var familyId: String?
         let unified: [RefreshTokenEntry] = try cache.read { document in
             let own = document.refreshTokens(homeAccountId: homeAccountId, environments: environments,
-                                             clientId: settings.clientId)
+                                             clientId: settings.refreshTokenClientId)
             let metadata = document.appMetadata(environments: environments, clientId: settings.clientId)
             familyId = metadata?.familyId
             var family: [RefreshTokenEntry] = []

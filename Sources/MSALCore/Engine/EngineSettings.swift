@@ -27,6 +27,11 @@ struct EngineSettings: Sendable {
     var popKeyStore: any MSALPoPKeyStore
     /// The platform's removal of other applications' caches (``MSALPlatformServices/wipePartnerCaches``).
     var wipePartnerCaches: (@Sendable ([String: [String: String]]) -> [String])? = nil
+    /// Nested app authentication: the hub's client id and redirect URI (after the `brk-` swap), sent as
+    /// `brk_client_id` and `brk_redirect_uri`; nil: not a nested app.
+    var nestedAuth: (clientId: String, redirectUri: String)? = nil
+    /// The client id refresh tokens are kept and looked up under: the hub's for a nested app.
+    var refreshTokenClientId: String { nestedAuth?.clientId ?? clientId }
     /// ADAL's legacy cache read (and, when it says so, written) beside the unified one; nil: none.
     var legacyCache: LegacyTokenCache? = nil
     /// The application's logger with ``MSALGlobalConfig/loggerConfig`` as it was when the application was created.
@@ -55,6 +60,17 @@ struct EngineSettings: Sendable {
         #endif
     }
 
+    private static func nonBlank(_ text: String?) -> String? {
+        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        return text
+    }
+
+    /// `brk_client_id` and `brk_redirect_uri` of a nested app's requests (none for another app).
+    var nestedAuthParameters: [(String, String)] {
+        guard let nestedAuth else { return [] }
+        return [("brk_client_id", nestedAuth.clientId), ("brk_redirect_uri", nestedAuth.redirectUri)]
+    }
+
     init(_ config: MSALPublicClientApplicationConfig) throws {
         let clientId = config.clientId.trimmingCharacters(in: .whitespaces)
         guard !clientId.isEmpty else {
@@ -69,6 +85,18 @@ struct EngineSettings: Sendable {
         }
         self.clientId = clientId
         self.redirectUri = redirectUri
+        if let hubId = Self.nonBlank(config.nestedAuthBrokerClientId), let hubRedirect = Self.nonBlank(config.nestedAuthBrokerRedirectUri) {
+            // MSAL for iOS/macOS's `isNestedAuthProtocol` (both set) and `reverseNestedAuthParametersIfNeeded`
+            // (`IdentityCore/src/parameters/MSIDRequestParameters.m:321-344`): a `brk-` nested redirect URI means the
+            // two pairs were given the other way round.
+            if hubRedirect.hasPrefix("brk-") {
+                self.clientId = hubId
+                self.redirectUri = hubRedirect
+                nestedAuth = (clientId, redirectUri)
+            } else {
+                nestedAuth = (hubId, hubRedirect)
+            }
+        }
         self.authority = config.authority
         self.knownAuthorities = config.knownAuthorities.map(\.descriptor)
         if config.authority.descriptor.rules.mustBeKnown,

@@ -138,6 +138,14 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
             if let newValue { extraQueryParameters.merge(newValue.sliceDictionary) { $1 } }
         }
     }
+    /// Nested app authentication: the client id of the hub app that hosts this (nested) app and brokers its
+    /// sign-ins. Used only together with ``nestedAuthBrokerRedirectUri``: then every authorization and token request
+    /// carries `brk_client_id` and `brk_redirect_uri`, refresh tokens are kept under the hub's client id, and when the
+    /// nested redirect URI starts with `brk-` the two pairs are swapped first, as MSAL for iOS/macOS swaps them
+    /// (`MSIDRequestParameters.m`, `reverseNestedAuthParametersIfNeeded`).
+    @MSALLocked public var nestedAuthBrokerClientId: String?
+    /// Nested app authentication: the hub app's redirect URI (see ``nestedAuthBrokerClientId``).
+    @MSALLocked public var nestedAuthBrokerRedirectUri: String?
     /// The HTTP transport. `nil` selects `MSALDefaultHTTPClient.shared` (`MSALNIOHTTPClient` on Linux,
     /// `MSALURLSessionHTTPClient` on Apple platforms).
     @MSALLocked public var httpClient: (any MSALHTTPClient)?
@@ -163,6 +171,15 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
     /// Creates a configuration for `clientId` with the default authority and redirect URI.
     public convenience init(clientId: String) {
         self.init(clientId: clientId, redirectUri: nil, authority: nil)
+    }
+
+    /// Creates a configuration for a nested app (nested app authentication): `clientId` and `redirectUri` are the
+    /// app's, `nestedAuthBrokerClientId` and `nestedAuthBrokerRedirectUri` its hub's.
+    public convenience init(clientId: String, redirectUri: String?, authority: MSALAuthority?,
+                            nestedAuthBrokerClientId: String?, nestedAuthBrokerRedirectUri: String?) {
+        self.init(clientId: clientId, redirectUri: redirectUri, authority: authority)
+        self.nestedAuthBrokerClientId = nestedAuthBrokerClientId
+        self.nestedAuthBrokerRedirectUri = nestedAuthBrokerRedirectUri
     }
 
     /// Creates a configuration.
@@ -198,6 +215,8 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
         copy.bypassRedirectURIValidation = other.bypassRedirectURIValidation
         copy.extraQueryParameters = other.extraQueryParameters
         copy.storedSliceConfig = other.storedSliceConfig
+        copy.nestedAuthBrokerClientId = other.nestedAuthBrokerClientId
+        copy.nestedAuthBrokerRedirectUri = other.nestedAuthBrokerRedirectUri
         copy.httpClient = other.httpClient
         copy.clock = other.clock
         copy.brokerOptions = other.brokerOptions
