@@ -93,7 +93,9 @@ struct SystemBrowserAuthenticatorTests {
     @Test func cancellationMeansUserCanceled() async throws {
         let opener = SilentOpener()
         let authenticator = MSALSystemBrowserWebAuthenticator(opener: opener, output: { _ in })
-        let task = Task { try await authenticator.signIn(Self.request()) }
+        // A state of its own: a listener of another test that took the freed port cannot answer the probe.
+        let state = UUID().uuidString
+        let task = Task { try await authenticator.signIn(Self.request(state: state)) }
         try await eventually("the browser opens") { !opener.opened.current.isEmpty }
         task.cancel()
         await #expect { try await task.value } throws: { error in
@@ -102,7 +104,7 @@ struct SystemBrowserAuthenticatorTests {
         // The port is closed: the redirect URI no longer answers.
         let redirect = try #require(opener.opened.current.first.flatMap { Self.redirectPort($0) })
         #expect(await RawConnection.isGone(
-            port: redirect, probe: "GET /?code=probe&state=state-1 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
+            port: redirect, probe: "GET /?code=probe&state=\(state) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
     }
 
     @Test func aSecondSignInWhileOneRunsIsRefused() async throws {
@@ -178,8 +180,8 @@ struct SystemBrowserAuthenticatorTests {
         try await working.open(url)
     }
 
-    static func request(redirectUri: String = "http://localhost") -> MSALWebAuthenticationRequest {
-        MSALWebAuthenticationRequest(redirectUri: redirectUri, state: "state-1", correlationId: UUID(),
+    static func request(redirectUri: String = "http://localhost", state: String = "state-1") -> MSALWebAuthenticationRequest {
+        MSALWebAuthenticationRequest(redirectUri: redirectUri, state: state, correlationId: UUID(),
                                      prefersEphemeralSession: false)
     }
 
