@@ -1,7 +1,7 @@
 package import Foundation
 
 /// An account of the legacy shared-accounts list (Microsoft's apps' own list of signed-in users, read by
-/// ``MSALLegacySharedAccountsProvider``): an ADAL (work or school) or an MSA (personal) entry.
+/// `MSALLegacySharedAccountsProvider`): an ADAL (work or school) or an MSA (personal) entry.
 package struct LegacySharedAccount: MSALAccountProtocol, @unchecked Sendable {
     package var username: String?
     package var identifier: String?
