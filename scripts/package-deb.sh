@@ -5,6 +5,7 @@
 # cache's Secret Service tier) are loaded at run time, only when used: they are recommended, not required.
 #   scripts/package-deb.sh                    # .build/deb/msal_<version>_<arch>.deb, from a release build
 #   CONFIGURATION=debug scripts/package-deb.sh   # from a debug build (faster to build; for tests)
+#   DEB_COMPRESSION=gzip DEB_LEVEL=1 ...          # dpkg-deb's compressor and level (default: xz, its default level)
 # Install with `sudo apt-get install ./.build/deb/msal_<version>_<arch>.deb`; remove with `sudo apt-get remove msal`.
 # Prints the package's path.
 set -euo pipefail
@@ -48,6 +49,7 @@ swift build --package-path .build/checkouts/swift-argument-parser --scratch-path
     -c release --product generate-manual >&2
 generator="$(swift build --package-path .build/checkouts/swift-argument-parser --scratch-path .build/generate-manual \
     -c release --show-bin-path)/generate-manual"
+mkdir -p "$work/manual"
 "$generator" "$root/usr/bin/msal" --output-directory "$work/manual" --authors "MSAL for Swift" >&2
 gzip -9n -c "$work/manual/msal.1" > "$root/usr/share/man/man1/msal.1.gz"
 chmod 0644 "$root"/usr/share/man/man1/msal.1.gz "$root"/usr/share/bash-completion/completions/msal \
@@ -91,9 +93,11 @@ EOF
 
 mkdir -p .build/deb
 package=".build/deb/msal_${version}_${architecture}.deb"
+compression=(-Z"${DEB_COMPRESSION:-xz}")
+[ -n "${DEB_LEVEL:-}" ] && compression+=(-z"$DEB_LEVEL")
 if command -v fakeroot >/dev/null 2>&1 && [ "$(id -u)" != 0 ]; then
-    fakeroot dpkg-deb --build "$root" "$package" >&2
+    fakeroot dpkg-deb "${compression[@]}" --build "$root" "$package" >&2
 else
-    dpkg-deb --root-owner-group --build "$root" "$package" >&2
+    dpkg-deb "${compression[@]}" --root-owner-group --build "$root" "$package" >&2
 fi
 echo "$package"

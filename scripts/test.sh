@@ -142,6 +142,45 @@ esac
 rm -rf "$install_prefix"
 phase "install step"
 
+# The Debian package (scripts/package-deb.sh, README), from the debug build: installed on this machine with dpkg, the
+# installed msal run, its man page read with man, its bash completion asked, then removed. Where msal is already
+# installed by other means the step is skipped (a file the package did not make is never replaced).
+deb_check() {
+    local package
+    package="$(CONFIGURATION=debug DEB_COMPRESSION=gzip DEB_LEVEL=1 scripts/package-deb.sh 2>/dev/null)"
+    case "$(dpkg-deb -f "$package" Depends)" in
+        *libc6*) ;;
+        *) echo "error: the package's dependencies do not name the C library" >&2; return 1 ;;
+    esac
+    if [ "$(id -u)" != 0 ] || { [ -e /usr/bin/msal ] && ! dpkg -S /usr/bin/msal >/dev/null 2>&1; } \
+        || { [ -e /usr/bin/msal-emulator ] && ! dpkg -S /usr/bin/msal-emulator >/dev/null 2>&1; }; then
+        echo "note: the Debian package was built ($package) but not installed: not root, or msal is installed otherwise" >&2
+        return 0
+    fi
+    # A machine whose dpkg leaves out manual pages (minimal images) still gets this one.
+    dpkg --path-include=/usr/share/man/man1/msal.1.gz -i "$package" >/dev/null
+    /usr/bin/msal --version >/dev/null
+    local manual
+    manual="$(MANPAGER=cat MANWIDTH=100 man msal 2>/dev/null)"
+    case "$manual" in
+        *status*) ;;
+        *) echo "error: man msal does not document the commands" >&2; dpkg -r msal >/dev/null; return 1 ;;
+    esac
+    local offered
+    offered="$(bash -c 'source /usr/share/bash-completion/completions/msal; COMP_WORDS=(msal sta); COMP_CWORD=1; _msal 2>/dev/null; echo "${COMPREPLY[*]}"')"
+    case " $offered " in
+        *" status "*) ;;
+        *) echo "error: the package's bash completion of 'msal sta' gave '$offered'" >&2; dpkg -r msal >/dev/null; return 1 ;;
+    esac
+    dpkg -r msal >/dev/null
+    [ ! -e /usr/bin/msal ] && [ ! -e /usr/share/man/man1/msal.1.gz ]
+}
+# dpkg-dev (dpkg-shlibdeps, for the dependencies) and man-db (man) where the machine lacks them.
+command -v dpkg-shlibdeps >/dev/null 2>&1 || scripts/apt-install.sh "the Debian package" dpkg-dev
+command -v man >/dev/null 2>&1 || scripts/apt-install.sh "the Debian package's man page" man-db
+deb_check
+phase "Debian package"
+
 # The encrypted token cache against a real Secret Service (gnome-keyring) and msal-extensions.
 MSAL_SECRET_SERVICE_PYTHON="$PWD/$secret_python/bin/python" \
     scripts/with-secret-service.sh swift test --traits Tools --skip-build --filter MSALSecureStorageTests
