@@ -4,7 +4,8 @@
 # the programs need from Debian (dpkg-shlibdeps). libdbus (the identity broker) and libsecret (the encrypted token
 # cache's Secret Service tier) are loaded at run time, only when used: they are recommended, not required.
 #   scripts/package-deb.sh                    # .build/deb/msal_<version>_<arch>.deb, from a release build
-#   CONFIGURATION=debug scripts/package-deb.sh   # from a debug build (faster to build; for tests)
+#   CONFIGURATION=debug scripts/package-deb.sh   # from the debug build, for tests: the programs then load the
+#                                                 # Swift runtime from the toolchain that built them
 #   DEB_COMPRESSION=gzip DEB_LEVEL=1 ...          # dpkg-deb's compressor and level (default: xz, its default level)
 # Install with `sudo apt-get install ./.build/deb/msal_<version>_<arch>.deb`; remove with `sudo apt-get remove msal`.
 # Prints the package's path.
@@ -25,9 +26,9 @@ configuration="${CONFIGURATION:-release}"
 if [ "$configuration" = release ]; then
     scripts/build-release.sh >&2
 else
-    # The runtime linked in as in a release build, so that the package needs nothing from the toolchain.
-    swift build --traits Tools -c "$configuration" --static-swift-stdlib --product msal >&2
-    swift build --traits Tools -c "$configuration" --static-swift-stdlib --product msal-emulator >&2
+    # The debug build as the tests use it (linking the runtime in would rebuild every module).
+    swift build --traits Tools -c "$configuration" --product msal >&2
+    swift build --traits Tools -c "$configuration" --product msal-emulator >&2
 fi
 bin="$(swift build --traits Tools -c "$configuration" --show-bin-path)"
 
@@ -61,7 +62,10 @@ chmod 0644 "$root/usr/share/doc/msal/copyright"
 # the programs' ELF dependencies and the packages' symbol files).
 mkdir -p "$work/debian"
 printf 'Source: msal\n\nPackage: msal\nArchitecture: any\n' > "$work/debian/control"
-depends="$(cd "$work" && dpkg-shlibdeps -O -e root/usr/bin/msal -e root/usr/bin/msal-emulator 2>/dev/null \
+# A debug build's Swift runtime comes from the toolchain, which no Debian package provides: left out.
+ignore=()
+[ "$configuration" = release ] || ignore=(--ignore-missing-info)
+depends="$(cd "$work" && dpkg-shlibdeps "${ignore[@]}" -O -e root/usr/bin/msal -e root/usr/bin/msal-emulator 2>/dev/null \
     | sed -n 's/^shlibs:Depends=//p')"
 
 version="$("$root/usr/bin/msal" --version | awk '{print $NF}')"
