@@ -30,12 +30,17 @@ enum AppleFixture {
     /// An application as the seeds make it, with the platform's default storage and user agent, talking to
     /// `provider`.
     static func app(_ provider: MSALScriptedIdentityProvider, group: String = group) throws -> MSALPublicClientApplication {
+        try MSALPublicClientApplication(configuration: config(provider, group: group))
+    }
+
+    /// The configuration of ``app(_:group:)``, for a test to change before it creates the application.
+    static func config(_ provider: MSALScriptedIdentityProvider, group: String = group) throws -> MSALPublicClientApplicationConfig {
         let authority = try MSALAADAuthority(url: URL(string: "https://\(provider.host)/common")!)
         let config = MSALPublicClientApplicationConfig(clientId: provider.clientId, redirectUri: redirectUri,
                                                        authority: authority)
         config.httpClient = provider
         config.cacheConfig.keychainSharingGroup = group
-        return try MSALPublicClientApplication(configuration: config)
+        return config
     }
 
     /// The emulator, its demo user approving every sign-in, and an application as the seeds make it (the platform's

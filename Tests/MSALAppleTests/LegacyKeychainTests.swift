@@ -75,11 +75,7 @@ extension AppleSurfaceTests {
     @MainActor
     func writesADALItemsWhenAsked() async throws {
         let (provider, shown) = AppleFixture.interactive()
-        let authority = try MSALAADAuthority(url: URL(string: "https://\(provider.host)/common")!)
-        let config = MSALPublicClientApplicationConfig(clientId: provider.clientId, redirectUri: AppleFixture.redirectUri,
-                                                       authority: authority)
-        config.httpClient = provider
-        config.cacheConfig.keychainSharingGroup = AppleFixture.group
+        let config = try AppleFixture.config(provider)
         config.cacheConfig.writesLegacyADALRefreshTokens = true
         let app = try MSALPublicClientApplication(configuration: config)
         let result = try await app.acquireToken(with: MSALInteractiveTokenParameters(
@@ -113,11 +109,7 @@ extension AppleSurfaceTests {
         let shared = MSALLegacySharedAccountsProvider(sharedKeychainAccessGroup: AppleFixture.group,
                                                       serviceIdentifier: "MyAccountService", applicationIdentifier: "Example")
         #expect(shared.sharedAccountMode == .readOnly)
-        let authority = try MSALAADAuthority(url: URL(string: "https://\(provider.host)/common")!)
-        let config = MSALPublicClientApplicationConfig(clientId: provider.clientId, redirectUri: AppleFixture.redirectUri,
-                                                       authority: authority)
-        config.httpClient = provider
-        config.cacheConfig.keychainSharingGroup = AppleFixture.group
+        let config = try AppleFixture.config(provider)
         config.cacheConfig.addExternalAccountProvider(shared)
         let app = try MSALPublicClientApplication(configuration: config)
         #expect(try app.account(forUsername: "shared@contoso.com").identifier
@@ -156,11 +148,7 @@ extension AppleSurfaceTests {
     @MainActor
     func seedsTheLoginKeychainADALCache() async throws {
         let (provider, shown) = AppleFixture.interactive()
-        let authority = try MSALAADAuthority(url: URL(string: "https://\(provider.host)/common")!)
-        let config = MSALPublicClientApplicationConfig(clientId: provider.clientId, redirectUri: AppleFixture.redirectUri,
-                                                       authority: authority)
-        config.httpClient = provider
-        config.cacheConfig.keychainSharingGroup = AppleFixture.group
+        let config = try AppleFixture.config(provider)
         let attributes: [String: Any] = [kSecAttrService as String: "ADALCache", kSecAttrAccount as String: "com.example.app"]
         #expect(throws: MSALErrorInfo.self) {
             try MSALSerializedADALCacheProvider(keychainAttributes: [kSecAttrService as String: "ADALCache"],

@@ -19,14 +19,7 @@ final class KeychainLegacyTokenCacheStore: LegacyTokenCacheStore, @unchecked Sen
     func legacyItems() throws -> [LegacyStoredItem] {
         var query = try baseQuery()
         query[kSecAttrGeneric as String] = LegacyTokenCacheKey.generic
-        query[kSecMatchLimit as String] = kSecMatchLimitAll
-        query[kSecReturnAttributes as String] = kCFBooleanTrue
-        query[kSecReturnData as String] = kCFBooleanTrue
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return [] }
-        guard status == errSecSuccess else { throw MSALKeychainTokenCacheStorage.error(status, "read", group: keychainSharingGroup) }
-        return (result as? [[String: Any]] ?? []).compactMap { attributes in
+        return try MSALKeychainTokenCacheStorage.allItems(matching: query, group: keychainSharingGroup).compactMap { attributes in
             guard let account = attributes[kSecAttrAccount as String] as? String,
                   let service = attributes[kSecAttrService as String] as? String,
                   let data = attributes[kSecValueData as String] as? Data else { return nil }

@@ -139,16 +139,7 @@ public final class MSALKeychainTokenCacheStorage: MSALTokenCacheStorage, @unchec
     /// Every cache entry item of the group (other items are skipped).
     func storedEntries() throws -> [KeychainCacheItem] {
         let group = try accessGroup()
-        var query = baseQuery(group: group)
-        query[kSecMatchLimit as String] = kSecMatchLimitAll
-        query[kSecReturnAttributes as String] = kCFBooleanTrue
-        query[kSecReturnData as String] = kCFBooleanTrue
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return [] }
-        guard status == errSecSuccess else { throw Self.error(status, "read", group: group) }
-        let found = result as? [[String: Any]] ?? []
-        return found.compactMap { attributes in
+        return try Self.allItems(matching: baseQuery(group: group), group: group).compactMap { attributes in
             guard let account = attributes[kSecAttrAccount as String] as? String,
                   let service = attributes[kSecAttrService as String] as? String,
                   let data = attributes[kSecValueData as String] as? Data else { return nil }
@@ -158,6 +149,20 @@ public final class MSALKeychainTokenCacheStorage: MSALTokenCacheStorage, @unchec
             return KeychainItemLayout.storedEntry(account: account, service: service, generic: generic, type: type,
                                                   data: data)
         }
+    }
+
+    /// Every item `query` matches, with its attributes and data (none when there is none); a failure is the
+    /// keychain's error, `group` named in its advice.
+    static func allItems(matching query: [String: Any], group: String) throws -> [[String: Any]] {
+        var query = query
+        query[kSecMatchLimit as String] = kSecMatchLimitAll
+        query[kSecReturnAttributes as String] = kCFBooleanTrue
+        query[kSecReturnData as String] = kCFBooleanTrue
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        if status == errSecItemNotFound { return [] }
+        guard status == errSecSuccess else { throw error(status, "read", group: group) }
+        return result as? [[String: Any]] ?? []
     }
 
     /// Updates the item in place (or adds it when it is gone), or adds it (or updates it when it appeared).
