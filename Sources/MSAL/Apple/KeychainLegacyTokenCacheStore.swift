@@ -9,11 +9,14 @@ import Security
 final class KeychainLegacyTokenCacheStore: LegacyTokenCacheStore, @unchecked Sendable {
     private let keychainSharingGroup: String
     private let usesDataProtectionKeychain: Bool
-    private let group = LockedBox<String?>(nil)
+    /// The unified cache's storage of the same group: its access group (the team id read once) is this one's.
+    private let unified: MSALKeychainTokenCacheStorage
 
     init(keychainSharingGroup: String, usesDataProtectionKeychain: Bool = MSALKeychainTokenCacheStorage.dataProtectionByDefault) {
         self.keychainSharingGroup = keychainSharingGroup
         self.usesDataProtectionKeychain = usesDataProtectionKeychain
+        unified = MSALKeychainTokenCacheStorage(keychainSharingGroup: keychainSharingGroup,
+                                                usesDataProtectionKeychain: usesDataProtectionKeychain)
     }
 
     func legacyItems() throws -> [LegacyStoredItem] {
@@ -49,17 +52,10 @@ final class KeychainLegacyTokenCacheStore: LegacyTokenCacheStore, @unchecked Sen
         }
     }
 
-    /// The group's generic passwords: `<team id>.<group>`, the team id read as the unified cache reads it.
+    /// The group's generic passwords: `<team id>.<group>`, as the unified cache names its group.
     private func baseQuery() throws -> [String: Any] {
-        let accessGroup: String
-        if let known = group.get() {
-            accessGroup = known
-        } else {
-            let teamId = try MSALKeychainTokenCacheStorage.teamId(dataProtection: usesDataProtectionKeychain, group: keychainSharingGroup)
-            accessGroup = "\(teamId).\(keychainSharingGroup)"
-            group.set(accessGroup)
-        }
-        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: accessGroup]
+        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                    kSecAttrAccessGroup as String: try unified.accessGroup()]
         if usesDataProtectionKeychain { query[kSecUseDataProtectionKeychain as String] = kCFBooleanTrue }
         return query
     }

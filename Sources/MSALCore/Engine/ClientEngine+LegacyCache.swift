@@ -35,23 +35,20 @@ extension ClientEngine {
     /// them. Each is a candidate under a key of its own, so that accepting it replaces nothing in the unified cache.
     func legacyRefreshCandidates(_ plan: UserTokenPlan, environments: [String], familyId: String?) -> [RefreshTokenEntry] {
         guard let legacy = settings.legacyCache, let username = plan.account.username, !username.isEmpty else { return [] }
-        var result: [RefreshTokenEntry] = []
         let tenant = plan.descriptor.tenantKind == .specific ? plan.descriptor.tenant : MSALAccountId(identifier: plan.homeAccountId).tenantId
-        for family in [familyId ?? "1", nil] {
-            do {
-                guard let token = try legacy.refreshToken(username: username, clientId: settings.clientId, familyId: family,
-                                                          environments: environments, tenant: tenant),
-                      let secret = token.item.refreshToken else { continue }
-                result.append(RefreshTokenEntry(
+        do {
+            return try legacy.refreshTokens(username: username, clientId: settings.clientId, familyId: familyId ?? "1",
+                                            environments: environments, tenant: tenant).compactMap { token in
+                guard let secret = token.item.refreshToken else { return nil }
+                return RefreshTokenEntry(
                     homeAccountId: plan.homeAccountId, environment: token.environment, clientId: settings.clientId,
-                    target: nil, secret: secret, lastModificationTime: nil, familyId: family,
-                    key: "adal-legacy|\(token.clientId)|\(token.environment)|\(token.userId)"))
-            } catch {
-                log(plan.correlationId).warning("ADAL's legacy cache could not be read for a refresh token.")
-                return result
+                    target: nil, secret: secret, lastModificationTime: nil, familyId: token.familyId,
+                    key: "adal-legacy|\(token.clientId)|\(token.environment)|\(token.userId)")
             }
+        } catch {
+            log(plan.correlationId).warning("ADAL's legacy cache could not be read for a refresh token.")
+            return []
         }
-        return result
     }
 
     /// Writes a sign-in's refresh token in the legacy format too, when the legacy cache is written.

@@ -30,6 +30,11 @@ package struct LegacyRefreshToken: Sendable, Equatable {
     package var userId: String
     package var environment: String
     package var clientId: String
+
+    /// The family of a family's refresh token (kept under `foci-<family>`); nil for an application's own.
+    package var familyId: String? {
+        clientId.lowercased().hasPrefix("foci-") ? String(clientId.dropFirst(5)) : nil
+    }
 }
 
 /// A user the legacy cache holds a refresh token for.
@@ -77,7 +82,7 @@ package struct LegacyTokenCache: Sendable {
     package func accounts(clientId: String, familyId: String?, environments: [String]) throws -> [LegacyAccount] {
         var seen = Set<String>()
         var result: [LegacyAccount] = []
-        let owners = Set([clientId.lowercased()] + (familyId.map { [LegacyTokenCacheKey.familyClientId($0)] } ?? []))
+        let owners = Set(Self.owners(clientId: clientId, familyId: familyId))
         for (key, item) in try refreshTokenItems() {
             guard owners.contains(key.clientId.lowercased()) || owners.contains((item.clientId ?? "").lowercased()),
                   let environment = item.environment ?? URLComponents(string: key.authority)?.host,
@@ -89,25 +94,34 @@ package struct LegacyTokenCache: Sendable {
         return result
     }
 
-    /// The refresh token of `username` for `clientId` (its family's first when `familyId` is given, as
-    /// `getLegacyRefreshableTokenForAccountImpl:` asks), in `environments`, under an authority of `tenant` or
-    /// `common` (`legacyRefreshTokenLookupAliases`); the tenant's before common's.
-    package func refreshToken(username: String, clientId: String, familyId: String?, environments: [String],
-                              tenant: String?) throws -> LegacyRefreshToken? {
+    /// The refresh tokens of `username`, in the order a silent call tries them: its family's (`foci-<familyId>`,
+    /// as `getLegacyRefreshableTokenForAccountImpl:` asks with a family id), then `clientId`'s own; each in
+    /// `environments`, under an authority of `tenant` before one of `common` (`legacyRefreshTokenLookupAliases`).
+    /// The store is read once.
+    package func refreshTokens(username: String, clientId: String, familyId: String?, environments: [String],
+                               tenant: String?) throws -> [LegacyRefreshToken] {
         let user = LegacyUserIdentifier.normalized(username)
-        let owner = (familyId.map(LegacyTokenCacheKey.familyClientId) ?? clientId).lowercased()
         let tenants = [tenant?.lowercased(), "common"].compactMap { $0 }
         let found = try refreshTokenItems().filter { key, item in
-            key.userId == user && key.clientId.lowercased() == owner
-                && environments.contains((item.environment ?? "").lowercased())
+            key.userId == user && environments.contains((item.environment ?? "").lowercased())
         }
-        for candidate in tenants {
-            if let (key, item) = found.first(where: { ($0.item.realm ?? "").lowercased() == candidate }) {
-                return LegacyRefreshToken(item: item, userId: key.userId, environment: item.environment ?? "",
-                                          clientId: key.clientId)
+        return Self.owners(clientId: clientId, familyId: familyId).reversed().compactMap { owner in
+            for candidate in tenants {
+                if let (key, item) = found.first(where: {
+                    $0.key.clientId.lowercased() == owner && ($0.item.realm ?? "").lowercased() == candidate
+                }) {
+                    return LegacyRefreshToken(item: item, userId: key.userId, environment: item.environment ?? "",
+                                              clientId: key.clientId)
+                }
             }
+            return nil
         }
-        return nil
+    }
+
+    /// The client ids a legacy item of `clientId` is kept under: its own, then its family's `foci-<familyId>`;
+    /// lower-cased.
+    static func owners(clientId: String, familyId: String?) -> [String] {
+        [clientId.lowercased()] + (familyId.map { [LegacyTokenCacheKey.familyClientId($0).lowercased()] } ?? [])
     }
 
     /// Writes a sign-in's refresh token as MSAL writes one (`saveRefreshToken:` then, for a family's token, again
@@ -137,7 +151,7 @@ package struct LegacyTokenCache: Sendable {
     /// Removes `username`'s items of `clientId` (and its family's) in `environments` (`clearCacheForAccount:`).
     package func remove(username: String, clientId: String, familyId: String?, environments: [String]) throws {
         let user = LegacyUserIdentifier.normalized(username)
-        let owners = Set([clientId.lowercased()] + (familyId.map { [LegacyTokenCacheKey.familyClientId($0)] } ?? []))
+        let owners = Set(Self.owners(clientId: clientId, familyId: familyId))
         for stored in try store.legacyItems() {
             guard LegacyTokenCacheKey.userId(ofAccount: stored.account, forIOS: forIOS) == user,
                   let parts = LegacyTokenCacheKey.components(ofService: stored.service),
