@@ -58,9 +58,9 @@ enum OutsideFilesFuzzing {
         try fuzzCheck(digest == KeychainCacheSync.digest(items.reversed()), "the items' digest depends on their order")
     }
 
-    /// The input as ADAL's archived item, as macOS' serialized ADAL cache and as a legacy item's service attribute: a
-    /// value or a typed failure; an item or a cache read, written back and read again is the same; a service read
-    /// names the same service again.
+    /// The input as ADAL's archived item, as macOS' serialized ADAL cache, as a version of the shared-accounts list and
+    /// as a legacy item's service attribute: a value or a typed failure; an item, a cache or a list read, written
+    /// back and read again is the same; a service read names the same service again.
     static func legacyArchive(_ data: Data) throws {
         if let item = try? LegacyTokenCacheItem.decode(data) {
             for forIOS in [false, true] {
@@ -77,6 +77,19 @@ enum OutsideFilesFuzzing {
             var copy = cache
             for stored in cache.storedItems { try copy.save(stored) }
             try fuzzCheck(copy.serialized() == written, "saving a cache's own items changed it")
+        }
+        // A version of the shared-accounts list other apps write: read, filtered, changed and written back.
+        if let list = LegacySharedAccounts.List(data) {
+            let every = MSALAccountEnumerationParameters(identifier: nil)
+            every.returnOnlySignedInAccounts = false
+            for account in LegacySharedAccounts.accounts([3: list], parameters: every, bundleId: "b") {
+                try fuzzCheck(account.identifier?.isEmpty != true, "a shared account with an empty identifier")
+            }
+            let again = LegacySharedAccounts.List(list.data(timestamp: 1))
+            try fuzzCheck(again?.entries == list.entries, "a shared-accounts list written back reads differently")
+            let removed = LegacySharedAccounts.removed(list, version: 3, objectIds: ["oid"], wipe: false, bundleId: "b",
+                                                       appName: "a", now: Date(timeIntervalSince1970: 0))
+            try fuzzCheck(removed.entries.count == list.entries.count, "signing out changed the number of entries")
         }
         let text = String(decoding: data, as: UTF8.self)
         if let parts = LegacyTokenCacheKey.components(ofService: text) {
