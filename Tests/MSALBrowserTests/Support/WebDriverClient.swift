@@ -5,6 +5,8 @@ import MSALTestSupport
 /// A failed WebDriver call.
 struct WebDriverError: Error, CustomStringConvertible {
     var description: String
+    /// chromedriver ended before it listened (see ``ChromeDriver/start(executable:)``).
+    var endedBeforeListening = false
 }
 
 /// A running `chromedriver`, listening on a loopback port.
@@ -20,13 +22,28 @@ final class ChromeDriver: @unchecked Sendable {
     /// Starts `chromedriver` on a port it picks itself (`--port=0`: no port is reserved first and handed over, so
     /// no other listener of the suite can take it in between) and waits until it says which port it listens on and
     /// answers ready there. The wait ends as soon as that holds, or when the process ends; real time only bounds it.
+    ///
+    /// Under the whole suite's load chromedriver was seen to end with status 1 before it listened (its output, kept
+    /// in the error, says why). Such a start is tried again, at most five times, each time on a new port.
     static func start(executable: String) async throws -> ChromeDriver {
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            do {
+                return try await startOnce(executable: executable)
+            } catch let error as WebDriverError where error.endedBeforeListening {
+                lastError = error
+            }
+        }
+        throw lastError ?? WebDriverError(description: "chromedriver did not start")
+    }
+
+    private static func startOnce(executable: String) async throws -> ChromeDriver {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--port=0"]
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = output
         let announced = AnnouncedPort()
         let reader = output.fileHandleForReading
         try process.run()
@@ -42,7 +59,8 @@ final class ChromeDriver: @unchecked Sendable {
             announced.port != nil || !process.isRunning
         }
         guard let port = announced.port else {
-            throw WebDriverError(description: "chromedriver ended before it listened (status \(process.terminationStatus))")
+            throw WebDriverError(description: "chromedriver ended before it listened (status \(process.terminationStatus)): "
+                                 + announced.output.suffix(300), endedBeforeListening: true)
         }
         let driver = ChromeDriver(endpoint: URL(string: "http://127.0.0.1:\(port)")!, process: process)
         do {
@@ -187,6 +205,8 @@ private final class AnnouncedPort: @unchecked Sendable {
     private var found: Int?
 
     var port: Int? { lock.withLock { found } }
+    /// What chromedriver wrote until its port was found.
+    var output: String { lock.withLock { text } }
 
     func append(_ chunk: Data) {
         lock.withLock {
