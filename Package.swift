@@ -20,15 +20,19 @@ let appleSurface: String? = {
 }()
 
 // What an app that depends on this package resolves and builds is the library and its own dependencies only
-// (swift-crypto, swift-certificates, swift-log and, for the Linux transport, async-http-client). The rest is behind
-// package traits, which the package manager honours in resolution: a trait that is off costs no checkout and no build.
+// (swift-crypto, swift-certificates, swift-log, and SwiftNIO for the loopback redirect listener; the Linux transport is
+// the system's libcurl, loaded at run time). The rest is behind package traits, which the package manager honours in
+// resolution: a trait that is off costs no checkout and no build.
 //   Emulator:      the emulator's HTTP(S) server (`MSALEmulator`, on Hummingbird), for an app's own tests.
 //   PostgresCache: the token cache shared by server instances in PostgreSQL (`MSALPostgresCache`, on postgres-nio).
-//   Tools:         the `msal` tool, `msal-emulator`, the examples and the benchmarks, and both traits above. This
+//   NIOTransport:  the transport on async-http-client and SwiftNIO (`MSALNIOTransport`), for apps that prefer it to
+//                  libcurl.
+//   Tools:         the `msal` tool, `msal-emulator`, the examples and the benchmarks, and the traits above. This
 //                  repository's own commands pass `--traits Tools` (README, scripts/).
 let emulator: TargetDependencyCondition? = .when(traits: ["Emulator"])
 let postgres: TargetDependencyCondition? = .when(traits: ["PostgresCache"])
 let tools: TargetDependencyCondition? = .when(traits: ["Tools"])
+let nioTransport: TargetDependencyCondition? = .when(traits: ["NIOTransport"])
 
 let package = Package(
     name: "msal-swift",
@@ -47,6 +51,8 @@ let package = Package(
         .library(name: "MSALCertificates", targets: ["MSALCertificates"]),
         .library(name: "MSALSystemBrowser", targets: ["MSALSystemBrowser"]),
         .library(name: "MSALHTTPTransport", targets: ["MSALHTTPTransport"]),
+        // The transport on async-http-client and SwiftNIO (trait NIOTransport).
+        .library(name: "MSALNIOTransport", targets: ["MSALNIOTransport"]),
         .library(name: "MSALURLSession", targets: ["MSALURLSession"]),
         .library(name: "MSALLoopback", targets: ["MSALLoopback"]),
         .library(name: "MSALLinuxBroker", targets: ["MSALLinuxBroker"]),
@@ -75,10 +81,11 @@ let package = Package(
     traits: [
         .trait(name: "Emulator", description: "The emulator's HTTP(S) server, MSALEmulator (Hummingbird)."),
         .trait(name: "PostgresCache", description: "The PostgreSQL token cache, MSALPostgresCache (postgres-nio)."),
+        .trait(name: "NIOTransport", description: "The transport on async-http-client, MSALNIOTransport (SwiftNIO)."),
         .trait(
             name: "Tools",
             description: "The msal tool, msal-emulator, the examples and the benchmarks (swift-argument-parser).",
-            enabledTraits: ["Emulator", "PostgresCache"]
+            enabledTraits: ["Emulator", "PostgresCache", "NIOTransport"]
         ),
         .default(enabledTraits: []),
     ],
@@ -192,18 +199,29 @@ let package = Package(
             dependencies: ["MSALCore", "MSALSupport", "MSALDBus"],
             swiftSettings: swiftSettings
         ),
-        // The HTTP client on async-http-client: no redirects, per-request timeouts, cancellation, proxies and
-        // trust roots from the environment; `MSALNIOHTTPClient` adapts it to MSAL's transport protocol.
+        // The HTTP client on the system's libcurl, loaded at run time: no redirects, per-request timeouts,
+        // cancellation, proxies and trust roots from the environment; `MSALCurlHTTPClient` adapts it to MSAL's
+        // transport protocol.
         .target(
             name: "MSALHTTPTransport",
+            dependencies: ["MSALCore", "MSALSupport", "CMSALCurl"],
+            swiftSettings: swiftSettings
+        ),
+        // libcurl's entry points through dlopen, with its variadic option calls made in C.
+        .target(name: "CMSALCurl"),
+        // The same transport's promises on async-http-client and SwiftNIO (`MSALNIOHTTPClient`), for apps that
+        // prefer it (trait NIOTransport).
+        .target(
+            name: "MSALNIOTransport",
             dependencies: [
                 "MSALCore",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "MSALHTTPTransport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: nioTransport),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: nioTransport),
             ],
             swiftSettings: swiftSettings
         ),
@@ -307,7 +325,8 @@ let package = Package(
         // `msal-transport-bench wait|cancel`: wall and CPU time of a request to a silent server, per transport.
         .executableTarget(
             name: "MSALTransportBench",
-            dependencies: ["MSAL", "MSALURLSession"],
+            dependencies: ["MSAL", "MSALURLSession", "MSALHTTPTransport",
+                           .target(name: "MSALNIOTransport", condition: nioTransport)],
             swiftSettings: swiftSettings
         ),
         // `msal`: sign in (browser or device code), tokens, accounts, Graph, the demo and the emulator.
@@ -462,7 +481,7 @@ let package = Package(
             name: "MSALTransportTests",
             dependencies: [
                 "MSALTestSupport",
-                "MSAL", "MSALCore", "MSALHTTPTransport", "MSALURLSession", "MSALSamples", "MSALEmulator", "MSALEmulatorCore", "MSALTesting",
+                "MSAL", "MSALCore", "MSALHTTPTransport", "MSALNIOTransport", "MSALURLSession", "MSALSamples", "MSALEmulator", "MSALEmulatorCore", "MSALTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -512,7 +531,7 @@ if let appleSurface {
     let compile: [SwiftSetting] = swiftSettings + [.unsafeFlags(surfaceFlags)]
     let keep: Set<String> = [
         "MSALSupport", "MSALCore", "MSAL", "MSALCertificates", "MSALFileStorage", "MSALSecureStorage", "CMSALKeyctl",
-        "MSALSystemBrowser", "MSALHTTPTransport", "MSALURLSession", "MSALLoopback", "MSALTesting", "MSALTestSupport",
+        "MSALSystemBrowser", "MSALHTTPTransport", "CMSALCurl", "MSALURLSession", "MSALLoopback", "MSALTesting", "MSALTestSupport",
         "MSALEmulator", "MSALEmulatorCore", "MSALLinuxBroker", "MSALDBus",
     ]
     package.targets.removeAll { !keep.contains($0.name) }

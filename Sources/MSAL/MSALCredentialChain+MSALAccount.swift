@@ -69,7 +69,7 @@ extension MSALCredentialChain {
             throw skipped("the msal tool's CA file \(roots.path) cannot be read as PEM certificates.")
         }
         #if os(Linux)
-        return MSALNIOHTTPClient(additionalTrustRootsPEM: [pem])
+        return MSALCurlHTTPClient(additionalTrustRootsPEM: [pem])
         #else
         return nil
         #endif

@@ -133,11 +133,11 @@ extension MSALPlatformServices {
 
 /// The transport MSAL uses when `MSALPublicClientApplicationConfig/httpClient` is nil.
 public enum MSALDefaultHTTPClient {
-    /// `MSALNIOHTTPClient.shared` (async-http-client) on Linux, `MSALURLSessionHTTPClient.shared` on Apple
+    /// `MSALCurlHTTPClient.shared` (the system's libcurl) on Linux, `MSALURLSessionHTTPClient.shared` on Apple
     /// platforms.
     public static var shared: any MSALHTTPClient {
         #if os(Linux)
-        MSALNIOHTTPClient.shared
+        MSALCurlHTTPClient.shared
         #else
         MSALURLSessionHTTPClient.shared
         #endif

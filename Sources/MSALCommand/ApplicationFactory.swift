@@ -39,7 +39,7 @@ struct ApplicationFactory {
                            + "certificate authority to trust, such as the CA file `msal emulator` prints.", exitCode: CLIExit.usage)
         }
         #if os(Linux)
-        return MSALNIOHTTPClient(additionalTrustRootsPEM: [pem])
+        return MSALCurlHTTPClient(additionalTrustRootsPEM: [pem])
         #else
         throw CLIError(message: "--ca-file is not supported on this platform; add the CA to the system trust store.")
         #endif

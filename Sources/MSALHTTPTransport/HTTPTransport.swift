@@ -1,23 +1,21 @@
-import AsyncHTTPClient
+import CMSALCurl
 import Foundation
-import NIOConcurrencyHelpers
-import NIOCore
-import NIOHTTP1
-import NIOSSL
+import MSALSupport
 
-/// An HTTP client for identity-provider and API requests, on async-http-client and SwiftNIO.
+/// An HTTP client for identity-provider and API requests, on the system's libcurl (loaded at run time).
 ///
 /// - Redirects are never followed: a 3xx comes back as a response, for the caller to refuse or to follow under its
 ///   own rules.
 /// - Every request is bounded by its own ``HTTPTransportRequest/timeout`` (connection, response head and whole
-///   body). Waiting costs no CPU: NIO waits in `epoll`/`kqueue`.
-/// - Cancelling the calling task cancels the request at once (the connection is closed); the call throws
+///   body). Waiting costs no CPU: libcurl waits in `poll`.
+/// - Cancelling the calling task stops the request at once (its connection is closed); the call throws
 ///   `CancellationError`.
 /// - Connections are reused (HTTP/1.1 keep-alive, HTTP/2 when the server offers it).
+/// - Building it needs no curl headers: `libcurl.so.4` is loaded on the first request (every Linux system with
+///   curl has it). Where it is missing, requests fail with ``HTTPTransportError/Kind/other`` saying so.
 ///
-/// Lifecycle: ``shared`` lives for the whole process and is never shut down (it runs on NIO's process-wide event
-/// loop group, so it owns no thread). An instance you create owns its connections: call ``shutdown()`` when done;
-/// if you do not, releasing the last reference closes them in the background, so an instance never leaks or traps.
+/// Lifecycle: ``shared`` lives for the whole process and is never shut down. An instance you create owns its
+/// connections: call ``shutdown()`` when done; releasing the last reference closes them too.
 public final class HTTPTransport: Sendable {
     /// The process-wide transport, configured from the environment when first used
     /// (``HTTPTransportConfiguration/fromEnvironment(_:)``). ``shutdown()`` does nothing on it.
@@ -26,17 +24,11 @@ public final class HTTPTransport: Sendable {
     /// What this transport trusts and where it connects through.
     public let configuration: HTTPTransportConfiguration
 
-    /// The TLS configuration (nil: async-http-client's default), or why `https` cannot work with this configuration
-    /// (unreadable trust store, bad PEM). Built on first use: a process that never connects never reads a trust store.
-    private let trust = NIOLockedValueBox<Result<TLSConfiguration?, HTTPTransportError>?>(nil)
+    /// The trust options, or why `https` cannot work with this configuration. Built on first `https` use: a process
+    /// that never connects never reads a trust store.
+    private let trust = LockedBox<Result<CurlTrust, HTTPTransportError>?>(nil)
+    private let pool = CurlWorkerPool()
     private let isShared: Bool
-    private let state = NIOLockedValueBox(State())
-
-    private struct State {
-        /// One client per route: direct (nil) or through a proxy. Created on first use.
-        var clients: [HTTPProxySettings.Server?: HTTPClient] = [:]
-        var shutDown = false
-    }
 
     /// Creates a transport. Call ``shutdown()`` when it is no longer needed.
     public convenience init(configuration: HTTPTransportConfiguration = HTTPTransportConfiguration()) {
@@ -48,36 +40,11 @@ public final class HTTPTransport: Sendable {
         self.isShared = isShared
     }
 
-    /// The TLS configuration, built once.
-    private func tlsConfiguration() -> Result<TLSConfiguration?, HTTPTransportError> {
-        trust.withLockedValue { cached in
-            if let cached { return cached }
-            let built: Result<TLSConfiguration?, HTTPTransportError>
-            do {
-                built = .success(try Self.makeTLS(configuration))
-            } catch {
-                built = .failure(HTTPTransportError(.secureConnectionFailed,
-                                                    "The configured trust roots cannot be used (\(Self.summary(error))).",
-                                                    underlying: error))
-            }
-            cached = built
-            return built
-        }
-    }
-
-    deinit {
-        for client in takeClientsForShutdown() {
-            client.shutdown(queue: .global()) { _ in }
-        }
-    }
-
-    /// Closes every connection. Later requests fail with ``HTTPTransportError/Kind/shutDown``. Does nothing on
+    /// Closes every idle connection. Later requests fail with ``HTTPTransportError/Kind/shutDown``. Does nothing on
     /// ``shared``.
     public func shutdown() async throws {
         guard !isShared else { return }
-        for client in takeClientsForShutdown() {
-            try await client.shutdown()
-        }
+        pool.shutdown()
     }
 
     /// Sends `request` and returns the response with its whole body.
@@ -85,143 +52,43 @@ public final class HTTPTransport: Sendable {
     /// - Throws: ``HTTPTransportError`` for transport failures (including the timeout); `CancellationError` when
     ///   the calling task is cancelled. Any HTTP status is a response.
     public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = request.url.host, !host.isEmpty else {
-            throw HTTPTransportError(.invalidRequest, "Only absolute http and https URLs can be requested.")
-        }
-        if scheme == "https", case .failure(let problem) = tlsConfiguration() { throw problem }
-        let client = try client(for: configuration.proxy.server(scheme: scheme, host: host))
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = HTTPMethod(rawValue: request.method)
-        for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
-        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let seconds = request.timeout.isFinite ? min(max(request.timeout, 0.001), 86_400) : 86_400
+        let prepared = try CurlRequest(request, configuration: configuration)
+        let trust = prepared.isHTTPS ? try trustOptions() : nil
+        try Task.checkCancellation()
+        let worker = try pool.take()
+        let cancellation = CurlCancellation(worker)
         let limit = configuration.maximumResponseBodySize
-        let prepared = outgoing
-        do {
-            return try await Self.within(seconds, host: host) {
-                do {
-                    return try await Self.exchange(prepared, on: client, seconds: seconds, limit: limit)
-                } catch let error as ChannelError where error == .ioOnClosedChannel {
-                    // A pooled connection the server had closed before the request could be written: nothing was
-                    // sent, so the request goes once more, on a new connection (within the same deadline).
-                    return try await Self.exchange(prepared, on: client, seconds: seconds, limit: limit)
+        let outcome: Result<HTTPTransportResponse, any Error> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    continuation.resume(returning: Result { try prepared.perform(on: worker, trust: trust, limit: limit) })
                 }
             }
-        } catch {
-            if Task.isCancelled || error is CancellationError { throw CancellationError() }
-            throw HTTPTransportErrorMapping.map(error, host: host, timeout: seconds, limit: limit)
+        } onCancel: {
+            cancellation.cancel()
         }
+        cancellation.finish()
+        pool.giveBack(worker)
+        if case .failure = outcome, Task.isCancelled { throw CancellationError() }
+        return try outcome.get()
     }
 
-    // MARK: Internals
-
-    /// One request and its whole body.
-    private static func exchange(_ request: HTTPClientRequest, on client: HTTPClient, seconds: Double,
-                                 limit: Int) async throws -> HTTPTransportResponse {
-        let response = try await client.execute(request, timeout: .nanoseconds(nanoseconds(seconds)))
-        let body = try await response.body.collect(upTo: limit)
-        return HTTPTransportResponse(statusCode: Int(response.status.code),
-                                     headers: response.headers.map { (name: $0.name, value: $0.value) },
-                                     body: Data(body.readableBytesView))
-    }
-
-    /// Runs `operation`, failing with a timeout when it has not finished after `seconds`. The timer is a sleeping
-    /// child task: no CPU while waiting. async-http-client's own deadline covers only the response head.
-    private static func within<T: Sendable>(_ seconds: Double, host: String,
-                                            _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(Self.nanoseconds(seconds)))
-                return nil
+    /// The trust options, built once.
+    private func trustOptions() throws -> CurlTrust {
+        try trust.withLock { cached in
+            if let cached { return cached }
+            let built: Result<CurlTrust, HTTPTransportError>
+            do {
+                built = .success(try CurlTrust.make(configuration) {
+                    CurlTrust.systemBundlePath(asking: try? CurlWorker())
+                })
+            } catch let error as HTTPTransportError {
+                built = .failure(error)
+            } catch {
+                built = .failure(CurlTrust.failure(String(describing: type(of: error))))
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw HTTPTransportErrorMapping.timedOut(host: host, timeout: seconds)
-            }
-            return value
-        }
-    }
-
-    private func client(for proxy: HTTPProxySettings.Server?) throws -> HTTPClient {
-        try state.withLockedValue { state in
-            if state.shutDown { throw HTTPTransportError(.shutDown, "The HTTP transport was shut down.") }
-            if let existing = state.clients[proxy] { return existing }
-            let created = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-                                     configuration: clientConfiguration(proxy: proxy))
-            state.clients[proxy] = created
-            return created
-        }
-    }
-
-    private func clientConfiguration(proxy: HTTPProxySettings.Server?) -> HTTPClient.Configuration {
-        let connect = configuration.connectTimeout.isFinite ? min(max(configuration.connectTimeout, 0.001), 3600) : 3600
-        let idle = configuration.idleConnectionTimeout.isFinite ? min(max(configuration.idleConnectionTimeout, 0), 3600) : 3600
-        var result = HTTPClient.Configuration(
-            tlsConfiguration: try? tlsConfiguration().get(),
-            redirectConfiguration: .disallow,
-            timeout: HTTPClient.Configuration.Timeout(connect: .nanoseconds(Self.nanoseconds(connect))),
-            connectionPool: HTTPClient.Configuration.ConnectionPool(idleTimeout: .nanoseconds(Self.nanoseconds(idle))),
-            proxy: proxy.map { server in
-                let authorization = server.username.map {
-                    HTTPClient.Authorization.basic(username: $0, password: server.password ?? "")
-                }
-                return .server(host: server.host, port: server.port, authorization: authorization)
-            },
-            decompression: .disabled)
-        result.httpVersion = .automatic
-        // A connection that cannot be made fails its request at once (the caller decides about retrying) instead
-        // of being retried with back-off until the request's deadline.
-        result.connectionPool.retryConnectionEstablishment = false
-        return result
-    }
-
-    /// Marks the transport shut down and hands back the clients to close (none for ``shared``).
-    private func takeClientsForShutdown() -> [HTTPClient] {
-        guard !isShared else { return [] }
-        return state.withLockedValue { state in
-            if state.shutDown { return [] }
-            state.shutDown = true
-            defer { state.clients = [:] }
-            return Array(state.clients.values)
-        }
-    }
-
-    /// The TLS configuration for `configuration`, or nil for async-http-client's default (the system's store).
-    private static func makeTLS(_ configuration: HTTPTransportConfiguration) throws -> TLSConfiguration? {
-        if configuration.trustRoots == .system && configuration.additionalTrustRootsPEM.isEmpty { return nil }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if case .locations(let file, let directory) = configuration.trustRoots {
-            for path in [file, directory].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
-                throw HTTPTransportError(.secureConnectionFailed, "\(path) cannot be read")
-            }
-            // One location is the trust store (a directory is read lazily, by hash); a bundle file next to a
-            // directory is loaded as additional certificates (additional roots cannot be a directory).
-            if let directory {
-                tls.trustRoots = .file(directory)
-                if let file { tls.additionalTrustRoots.append(.certificates(try NIOSSLCertificate.fromPEMFile(file))) }
-            } else if let file {
-                tls.trustRoots = .file(file)
-            }
-        }
-        var extra: [NIOSSLCertificate] = []
-        for pem in configuration.additionalTrustRootsPEM {
-            extra += try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
-        }
-        if !extra.isEmpty { tls.additionalTrustRoots.append(.certificates(extra)) }
-        // Load the roots now, so that a bad bundle is reported once, clearly, instead of at every connection.
-        _ = try NIOSSLContext(configuration: tls)
-        return tls
-    }
-
-    static func summary(_ error: any Error) -> String {
-        (error as? HTTPTransportError)?.message ?? String(describing: type(of: error))
-    }
-
-    /// Seconds as nanoseconds for NIO and `Task.sleep`: NaN and negative values give 0, at most one day.
-    static func nanoseconds(_ seconds: Double) -> Int64 {
-        guard seconds.isFinite, seconds > 0 else { return 0 }
-        return Int64(min(seconds, 86_400) * 1e9)
+            cached = built
+            return built
+        }.get()
     }
 }

@@ -1,13 +1,17 @@
 // `msal-transport-bench`: what waiting on a silent server costs with each MSAL transport.
 //
-//   msal-transport-bench wait   --transport nio|urlsession [--timeout 2]   request a black hole until the timeout
-//   msal-transport-bench cancel --transport nio|urlsession [--after 1]     cancel the request after --after s
+//   msal-transport-bench wait   --transport curl|nio|urlsession [--timeout 2]   request a black hole until the timeout
+//   msal-transport-bench cancel --transport curl|nio|urlsession [--after 1]     cancel the request after --after s
 //
 // The black hole is a socket on 127.0.0.1 that listens and never accepts: the kernel completes the TCP handshake
 // and buffers the request, and no answer ever comes. Prints one JSON object: wall and CPU seconds of this process
 // (getrusage) for the request, what it ended with, and for `cancel` how long the call took to return once cancelled.
 import Foundation
 import MSAL
+import MSALHTTPTransport
+#if NIOTransport
+import MSALNIOTransport
+#endif
 import MSALURLSession
 #if canImport(Glibc)
 import Glibc
@@ -53,10 +57,18 @@ func option(_ name: String, _ fallback: String) -> String {
 }
 
 let mode = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "wait"
-let transportName = option("--transport", "nio")
+let transportName = option("--transport", "curl")
 let timeout = Double(option("--timeout", mode == "cancel" ? "30" : "2")) ?? 2
 let cancelAfter = Double(option("--after", "1")) ?? 1
-let client: any MSALHTTPClient = transportName == "urlsession" ? MSALURLSessionHTTPClient() : MSALNIOHTTPClient.shared
+let client: any MSALHTTPClient = {
+    switch transportName {
+    case "urlsession": return MSALURLSessionHTTPClient()
+    #if NIOTransport
+    case "nio": return MSALNIOHTTPClient.shared
+    #endif
+    default: return MSALCurlHTTPClient.shared
+    }
+}()
 let port = blackHole()
 let request = MSALHTTPRequest(method: "POST", url: URL(string: "http://127.0.0.1:\(port)/common/oauth2/v2.0/token")!,
                               headers: ["Content-Type": "application/x-www-form-urlencoded"],

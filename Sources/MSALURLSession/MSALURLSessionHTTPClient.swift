@@ -9,7 +9,7 @@ public import MSALCore
 /// It never follows redirects (a 3xx comes back as a response), ends every exchange within the request's
 /// timeout (throwing `URLError(.timedOut)`), and stops when the calling task is cancelled.
 ///
-/// On Linux prefer `MSALNIOHTTPClient` (the default there): FoundationNetworking keeps a CPU core busy while it
+/// On Linux prefer `MSALCurlHTTPClient` (the default there): FoundationNetworking keeps a CPU core busy while it
 /// waits for an answer, and ignores a request's own timeout (this type enforces it with a timer instead).
 public struct MSALURLSessionHTTPClient: MSALHTTPClient {
     /// One client on one ephemeral session, for the whole process.

@@ -52,7 +52,7 @@ enum AppleFixture {
         let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId,
                                                        redirectUri: "msauth.com.example.msaldemo://auth",
                                                        authority: try MSALAADAuthority(url: emulator.authorityURL))
-        config.httpClient = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        config.httpClient = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         config.cacheConfig.keychainSharingGroup = group
         config.brokerOptions.bundleIdentifier = "com.example.msaldemo"
         return (emulator, try MSALPublicClientApplication(configuration: config))

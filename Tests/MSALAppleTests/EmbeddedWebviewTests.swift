@@ -248,7 +248,7 @@ import MSALEmulator
 /// (redirects included, each decided by MSAL's navigation delegate), as WebKit would.
 extension AppleSurfaceTests {
     @MainActor
-    static func loadFromEmulator(_ http: MSALNIOHTTPClient) {
+    static func loadFromEmulator(_ http: MSALCurlHTTPClient) {
         SurfaceWebViews.reset()
         SurfaceWebViews.loader = { request in
             guard let url = request.url else { return .failure(URLError(.badURL)) }
@@ -275,7 +275,7 @@ extension AppleSurfaceTests {
         var configuration = EmulatorConfiguration.default
         configuration.autoApproveUsername = configuration.defaults.username
         let emulator = try await IdentityEmulator.start(configuration)
-        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let http = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         Self.loadFromEmulator(http)
         let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId,
                                                        redirectUri: "msauth.com.example.msaldemo://auth",

@@ -152,7 +152,7 @@ struct SystemBrowserAuthenticatorTests {
     @Test func theSystemBrowserIsTheDefaultOutsideApplePlatforms() throws {
         #expect(MSALPlatformServices.platformDefault.webAuthenticator is MSALSystemBrowserWebAuthenticator)
         let transport = try #require(MSALPlatformServices.platformDefault.httpClient as? DeferredHTTPClient)
-        #expect(transport.resolved is MSALNIOHTTPClient)
+        #expect(transport.resolved is MSALCurlHTTPClient)
         // Each application gets the platform's services when it is created: no process-wide default.
         let config = MSALPublicClientApplicationConfig(clientId: "11111111-2222-3333-4444-555555555555")
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()

@@ -161,7 +161,7 @@ struct NewcomerRunTests {
             SignInLadderCommandTests.authorizationURL(in: (try? String(contentsOf: errors, encoding: .utf8)) ?? "") != nil
         }
         let url = try #require(SignInLadderCommandTests.authorizationURL(in: try String(contentsOf: errors, encoding: .utf8)))
-        let browser = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM])
+        let browser = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM])
         let answer = try await browser.send(MSALHTTPRequest(method: "GET", url: url, timeout: 30))
         let location = try #require(answer.headers.first { $0.key.lowercased() == "location" }?.value)
         let redirect = try #require(URL(string: location))

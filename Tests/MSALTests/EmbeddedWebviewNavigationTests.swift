@@ -225,7 +225,7 @@ struct EmbeddedWebviewEmulatorTests {
         var configuration = EmulatorConfiguration.default
         configuration.autoApproveUsername = configuration.defaults.username
         let emulator = try await IdentityEmulator.start(configuration)
-        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let http = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         let webview = MSALWebviewParameters()
         webview.webviewType = .wkWebView
         let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)

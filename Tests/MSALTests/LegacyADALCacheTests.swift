@@ -155,7 +155,7 @@ struct LegacyADALCacheTests {
         let key = LegacyTokenCacheKey(authority: item.authority!, resource: nil, clientId: emulator.clientId, userId: emulator.username)
         try store.saveLegacyItem(LegacyStoredItem(account: key.account(forIOS: true), service: key.service,
                                                   data: item.encode(forIOS: true)))
-        let http = MSALRecordingHTTPClient(forwardingTo: MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:]))
+        let http = MSALRecordingHTTPClient(forwardingTo: MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:]))
         let app = try Self.app(emulator, http: http, legacy: store, writes: false)
 
         let found = try app.account(forUsername: emulator.username.uppercased())
@@ -182,7 +182,7 @@ struct LegacyADALCacheTests {
         defer { Task { await emulator.stop() } }
         let store = MemoryLegacyStore()
         let storage = MSALInMemoryTokenCacheStorage()
-        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let http = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         let app = try Self.app(emulator, http: http, legacy: store, writes: true, storage: storage)
         let result = try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"],
                                                                                      webviewParameters: MSALWebviewParameters()))
@@ -218,7 +218,7 @@ struct LegacyADALCacheTests {
         recorder.stored = Data(base64Encoded: data)
         let provider = try MSALSerializedADALCacheProvider(delegate: recorder)
         #expect(provider.delegate === recorder)
-        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let http = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId, redirectUri: "http://localhost",
                                                        authority: try MSALAADAuthority(url: emulator.authorityURL))
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
@@ -243,7 +243,7 @@ struct LegacyADALCacheTests {
     /// A sign-in through another application of the same client id (the ADAL app): its refresh token and account.
     static func signedInElsewhere(_ emulator: IdentityEmulator) async throws -> (refreshToken: String, account: String) {
         let storage = MSALInMemoryTokenCacheStorage()
-        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let http = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         let app = try app(emulator, http: http, legacy: nil, writes: false, storage: storage)
         let result = try await app.acquireToken(with: MSALInteractiveTokenParameters(scopes: ["User.Read"],
                                                                                      webviewParameters: MSALWebviewParameters()))

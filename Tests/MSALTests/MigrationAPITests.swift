@@ -102,7 +102,7 @@ struct ExternalAccountProviderTests {
         let recorder = Recorder()
         recorder.external = [StoredAccount(username: "kept@fabrikam.example", identifier: "oid-ext.tid-ext",
                                            environment: "login.microsoftonline.com")]
-        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let http = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId, redirectUri: "http://localhost",
                                                        authority: try MSALAADAuthority(url: emulator.authorityURL))
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()

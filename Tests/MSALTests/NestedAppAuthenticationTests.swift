@@ -42,7 +42,7 @@ struct NestedAppAuthenticationTests {
     @Test func aNestedAppSignsInThroughItsHubAndRefreshesWithIt() async throws {
         let emulator = try await ProofOfPossessionTests.emulator()
         defer { Task { await emulator.stop() } }
-        let http = MSALRecordingHTTPClient(forwardingTo: MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM],
+        let http = MSALRecordingHTTPClient(forwardingTo: MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM],
                                                                            environment: [:]))
         let storage = MSALInMemoryTokenCacheStorage()
         // The hub's pair first and the nested pair second, with its `brk-` redirect URI: swapped as MSAL swaps it.
@@ -92,7 +92,7 @@ struct NestedAppAuthenticationTests {
     @Test func theEmulatorRefusesRequestsThatDoNotHoldTogether() async throws {
         let emulator = try await ProofOfPossessionTests.emulator()
         defer { Task { await emulator.stop() } }
-        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let http = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         func authorize(_ extra: [String: String]) async throws -> MSALHTTPResponse {
             var components = URLComponents(url: emulator.authorityURL.appendingPathComponent("oauth2/v2.0/authorize"),
                                            resolvingAgainstBaseURL: false)!

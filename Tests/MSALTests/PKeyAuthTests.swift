@@ -120,7 +120,7 @@ struct PKeyAuthTests {
 
     static func app(_ emulator: IdentityEmulator, registration: EmulatedDeviceRegistration?,
                     http recording: Recording? = nil) throws -> MSALPublicClientApplication {
-        let http = recording ?? Recording(inner: MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:]))
+        let http = recording ?? Recording(inner: MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:]))
         let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId, redirectUri: "msauth.com.example.msaldemo://auth",
                                                        authority: try MSALAADAuthority(url: emulator.authorityURL))
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
@@ -145,7 +145,7 @@ struct PKeyAuthTests {
     @Test(arguments: [false, true])
     func aDeviceCATenantIsAnsweredRegisteredAndUnregistered(embedded: Bool) async throws {
         let emulator = try await Self.emulator()
-        let transport = { Recording(inner: MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])) }
+        let transport = { Recording(inner: MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])) }
         let plain = transport()
         let unregistered = try Self.app(emulator, registration: nil, http: plain)
         let refused = await #expect(throws: MSALErrorInfo.self) {

@@ -25,7 +25,7 @@ struct ProofOfPossessionTests {
 
     static func app(_ emulator: IdentityEmulator, keys: (any MSALPoPKeyStore)? = nil,
                     http: (any MSALHTTPClient)? = nil) throws -> MSALPublicClientApplication {
-        let http = http ?? MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let http = http ?? MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         let config = MSALPublicClientApplicationConfig(clientId: emulator.clientId, redirectUri: "http://localhost",
                                                        authority: try MSALAADAuthority(url: emulator.authorityURL))
         config.cacheConfig.storage = MSALInMemoryTokenCacheStorage()
@@ -48,7 +48,7 @@ struct ProofOfPossessionTests {
 
     /// Sends `authorization` to the emulator's Graph.
     static func call(_ emulator: IdentityEmulator, _ url: URL, authorization: String, method: String = "GET") async throws -> Int {
-        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let http = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         return try await http.send(MSALHTTPRequest(method: method, url: url, headers: ["Authorization": authorization],
                                                    timeout: 30)).statusCode
     }

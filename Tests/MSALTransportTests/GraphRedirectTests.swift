@@ -58,7 +58,7 @@ struct GraphRedirectTests {
         graph.value = server
         defer { Task { await server.stop(); await other.stop() } }
         let url = try #require(URL(string: "\(server.baseURL)/v1.0/me"))
-        let response = try await GraphRequest.get(url, accessToken: Self.token, httpClient: MSALNIOHTTPClient.shared)
+        let response = try await GraphRequest.get(url, accessToken: Self.token, httpClient: MSALCurlHTTPClient.shared)
 
         #expect(response.statusCode == 200)
         #expect(server.requests.map(\.path) == ["/v1.0/me", "/v1.0/back"])
@@ -71,7 +71,7 @@ struct GraphRedirectTests {
         let graph = try await TestHTTPServer.start { _ in .redirect(302, to: "/v1.0/me") }
         defer { Task { await graph.stop() } }
         let url = try #require(URL(string: "\(graph.baseURL)/v1.0/me"))
-        let response = try await GraphRequest.get(url, accessToken: Self.token, httpClient: MSALNIOHTTPClient.shared)
+        let response = try await GraphRequest.get(url, accessToken: Self.token, httpClient: MSALCurlHTTPClient.shared)
         #expect(response.statusCode == 302)
         #expect(graph.requests.count == 6)
     }
@@ -81,9 +81,9 @@ struct GraphRedirectTests {
         let request = MSALHTTPRequest(method: "GET", url: URL(string: "https://graph.example/v1.0/me")!,
                                       headers: ["Authorization": "Bearer x"], timeout: 5)
         let response = MSALHTTPResponse(statusCode: 302, headers: ["Location": "http://graph.example/v1.0/me"])
-        #expect(MSALNIOHTTPClient.redirect(from: request, response: response) == nil)
+        #expect(MSALCurlHTTPClient.redirect(from: request, response: response) == nil)
         let upgrade = MSALHTTPResponse(statusCode: 302, headers: ["location": "https://graph.example:443/v1.0/other"])
-        let next = try #require(MSALNIOHTTPClient.redirect(from: request, response: upgrade))
+        let next = try #require(MSALCurlHTTPClient.redirect(from: request, response: upgrade))
         #expect(next.headers["Authorization"] == "Bearer x", "same origin once the default port is filled in")
     }
 }

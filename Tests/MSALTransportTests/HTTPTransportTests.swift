@@ -2,10 +2,47 @@ import Foundation
 import MSAL
 import MSALEmulator
 import MSALHTTPTransport
+import MSALNIOTransport
 import Testing
 import MSALTestSupport
 
-/// The transport module on its own: redirects returned, limits, connection reuse, lifecycle, trust roots and
+/// The two transports with the same promises: libcurl (Linux's default) and async-http-client.
+enum TransportEngine: String, CaseIterable, Sendable {
+    case curl
+    case nio
+
+    func make(_ configuration: HTTPTransportConfiguration = HTTPTransportConfiguration()) -> any TransportUnderTest {
+        switch self {
+        case .curl: HTTPTransport(configuration: configuration)
+        case .nio: NIOHTTPTransport(configuration: configuration)
+        }
+    }
+
+    var shared: any TransportUnderTest {
+        switch self {
+        case .curl: HTTPTransport.shared
+        case .nio: NIOHTTPTransport.shared
+        }
+    }
+
+    /// MSAL's client on a transport of this kind that also trusts `additionalTrustRootsPEM`.
+    func client(additionalTrustRootsPEM: [String], environment: [String: String]) -> any MSALHTTPClient & Sendable {
+        switch self {
+        case .curl: MSALCurlHTTPClient(additionalTrustRootsPEM: additionalTrustRootsPEM, environment: environment)
+        case .nio: MSALNIOHTTPClient(additionalTrustRootsPEM: additionalTrustRootsPEM, environment: environment)
+        }
+    }
+}
+
+protocol TransportUnderTest: Sendable {
+    func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse
+    func shutdown() async throws
+}
+
+extension HTTPTransport: TransportUnderTest {}
+extension NIOHTTPTransport: TransportUnderTest {}
+
+/// Each transport on its own: redirects returned, limits, connection reuse, lifecycle, trust roots and
 /// proxies from the environment.
 @Suite("HTTP transport")
 struct HTTPTransportTests {
@@ -17,25 +54,25 @@ struct HTTPTransportTests {
         HTTPTransportRequest(method: "GET", url: URL(string: url)!, timeout: timeout)
     }
 
-    @Test("A redirect comes back as the response; its target receives nothing")
-    func redirectIsReturned() async throws {
+    @Test("A redirect comes back as the response; its target receives nothing", arguments: TransportEngine.allCases)
+    func redirectIsReturned(engine: TransportEngine) async throws {
         let thief = try await TestHTTPServer.start { _ in .json(["stolen": true]) }
         let server = try await TestHTTPServer.start { _ in .redirect(307, to: "\(thief.baseURL)/x") }
         defer { Task { await server.stop(); await thief.stop() } }
-        let response = try await HTTPTransport.shared.send(HTTPTransportRequest(
+        let response = try await engine.shared.send(HTTPTransportRequest(
             method: "POST", url: URL(string: "\(server.baseURL)/token")!, body: Data("code=c".utf8), timeout: Self.hangBound))
         #expect(response.statusCode == 307)
         #expect(response.headers.contains { $0.name.lowercased() == "location" })
         #expect(thief.requests.isEmpty)
     }
 
-    @Test("Connections are reused, and one the server dropped is replaced without delay")
-    func connectionReuse() async throws {
+    @Test("Connections are reused, and one the server dropped is replaced without delay", arguments: TransportEngine.allCases)
+    func connectionReuse(engine: TransportEngine) async throws {
         let server = try await TestHTTPServer.start { request in
             request.path == "/close" ? .respondAndClose(status: 200, body: Data("bye".utf8)) : .json(["ok": true])
         }
         defer { Task { await server.stop() } }
-        let transport = HTTPTransport()
+        let transport = engine.make()
         _ = try await transport.send(Self.get("\(server.baseURL)/a"))
         _ = try await transport.send(Self.get("\(server.baseURL)/b"))
         let started = Date()
@@ -50,22 +87,22 @@ struct HTTPTransportTests {
         try await transport.shutdown()
     }
 
-    @Test("A body larger than the limit is refused")
-    func responseTooLarge() async throws {
+    @Test("A body larger than the limit is refused", arguments: TransportEngine.allCases)
+    func responseTooLarge(engine: TransportEngine) async throws {
         let server = try await TestHTTPServer.start { _ in .respond(status: 200, body: Data(count: 4096)) }
         defer { Task { await server.stop() } }
-        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(maximumResponseBodySize: 1024))
+        let transport = engine.make(HTTPTransportConfiguration(maximumResponseBodySize: 1024))
         await #expect { _ = try await transport.send(Self.get("\(server.baseURL)/big")) } throws: { error in
             (error as? HTTPTransportError)?.kind == .responseTooLarge
         }
         try await transport.shutdown()
     }
 
-    @Test("After shutdown requests fail; a transport released without shutdown closes itself")
-    func lifecycle() async throws {
+    @Test("After shutdown requests fail; a transport released without shutdown closes itself", arguments: TransportEngine.allCases)
+    func lifecycle(engine: TransportEngine) async throws {
         let server = try await TestHTTPServer.start { _ in .json(["ok": true]) }
         defer { Task { await server.stop() } }
-        let transport = HTTPTransport()
+        let transport = engine.make()
         _ = try await transport.send(Self.get("\(server.baseURL)/a"))
         try await transport.shutdown()
         await #expect { _ = try await transport.send(Self.get("\(server.baseURL)/b")) } throws: { error in
@@ -73,26 +110,26 @@ struct HTTPTransportTests {
         }
         // Released with an open connection: deinit starts the shutdown (a debug build traps if it does not).
         do {
-            let released = HTTPTransport()
+            let released = engine.make()
             _ = try await released.send(Self.get("\(server.baseURL)/c"))
         }
         // The shared transport ignores shutdown.
-        try await HTTPTransport.shared.shutdown()
-        _ = try await HTTPTransport.shared.send(Self.get("\(server.baseURL)/d"))
+        try await engine.shared.shutdown()
+        _ = try await engine.shared.send(Self.get("\(server.baseURL)/d"))
     }
 
-    @Test("SSL_CERT_FILE: the emulator's HTTPS authority is trusted through its CA file, and only then")
-    func trustRootsFromEnvironment() async throws {
+    @Test("SSL_CERT_FILE: the emulator's HTTPS authority is trusted through its CA file, and only then", arguments: TransportEngine.allCases)
+    func trustRootsFromEnvironment(engine: TransportEngine) async throws {
         let emulator = try await IdentityEmulator.start()
         defer { Task { await emulator.stop() } }
         let metadata = emulator.authorityURL.absoluteString + "/v2.0/.well-known/openid-configuration"
 
-        let trusting = HTTPTransport(configuration: .fromEnvironment(["SSL_CERT_FILE": emulator.caCertificateURL.path]))
+        let trusting = engine.make(.fromEnvironment(["SSL_CERT_FILE": emulator.caCertificateURL.path]))
         let response = try await trusting.send(Self.get(metadata))
         #expect(response.statusCode == 200)
         try await trusting.shutdown()
 
-        let system = HTTPTransport(configuration: .fromEnvironment([:]))
+        let system = engine.make(.fromEnvironment([:]))
         await #expect { _ = try await system.send(Self.get(metadata)) } throws: { error in
             (error as? HTTPTransportError)?.kind == .untrustedCertificate
         }
@@ -103,28 +140,27 @@ struct HTTPTransportTests {
         let certificateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("certs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: certificateDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: certificateDirectory) }
-        let both = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM],
-                                     environment: ["SSL_CERT_DIR": certificateDirectory.path, "SSL_CERT_FILE": emulator.caCertificateURL.path])
+        let both = engine.client(additionalTrustRootsPEM: [emulator.caCertificatePEM],
+                                 environment: ["SSL_CERT_DIR": certificateDirectory.path, "SSL_CERT_FILE": emulator.caCertificateURL.path])
         let viaBoth = try await both.send(MSALHTTPRequest(method: "GET", url: URL(string: metadata)!, timeout: Self.hangBound))
         #expect(viaBoth.statusCode == 200)
-        try await both.transport.shutdown()
-        let dirAndBundle = HTTPTransport(configuration: .fromEnvironment(["SSL_CERT_DIR": certificateDirectory.path,
+
+        let dirAndBundle = engine.make(.fromEnvironment(["SSL_CERT_DIR": certificateDirectory.path,
                                                                           "SSL_CERT_FILE": emulator.caCertificateURL.path]))
         #expect(try await dirAndBundle.send(Self.get(metadata)).statusCode == 200)
         try await dirAndBundle.shutdown()
 
         // Through MSAL's client, with the CA handed over as PEM.
-        let client = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let client = engine.client(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         let viaMSAL = try await client.send(MSALHTTPRequest(method: "GET", url: URL(string: metadata)!, timeout: Self.hangBound))
         #expect(viaMSAL.statusCode == 200)
-        try await client.transport.shutdown()
     }
 
-    @Test("An unreadable SSL_CERT_FILE fails https requests clearly and leaves http alone")
-    func unreadableTrustStore() async throws {
+    @Test("An unreadable SSL_CERT_FILE fails https requests clearly and leaves http alone", arguments: TransportEngine.allCases)
+    func unreadableTrustStore(engine: TransportEngine) async throws {
         let server = try await TestHTTPServer.start { _ in .json(["ok": true]) }
         defer { Task { await server.stop() } }
-        let transport = HTTPTransport(configuration: .fromEnvironment(["SSL_CERT_FILE": "/nonexistent/ca.pem"]))
+        let transport = engine.make(.fromEnvironment(["SSL_CERT_FILE": "/nonexistent/ca.pem"]))
         await #expect { _ = try await transport.send(Self.get("https://127.0.0.1:1/x")) } throws: { error in
             let error = error as? HTTPTransportError
             return error?.kind == .secureConnectionFailed && error?.message.contains("/nonexistent/ca.pem") == true
@@ -162,13 +198,14 @@ struct HTTPTransportTests {
         #expect(lower.proxy.server(scheme: "https", host: "login.microsoftonline.com") == nil)
     }
 
-    @Test("Requests to non-loopback hosts go through the proxy, with its credentials", arguments: ["http", "https"])
-    func proxyIsUsed(scheme: String) async throws {
+    @Test("Requests to non-loopback hosts go through the proxy, with its credentials",
+          arguments: TransportEngine.allCases, ["http", "https"])
+    func proxyIsUsed(engine: TransportEngine, scheme: String) async throws {
         // The proxy refuses the tunnel: enough to see what reached it, with no network beyond loopback.
         let proxy = try await TestHTTPServer.start { _ in .respond(status: 407) }
         defer { Task { await proxy.stop() } }
         let address = proxy.baseURL.replacingOccurrences(of: "http://", with: "http://user:secret@")
-        let transport = HTTPTransport(configuration: .fromEnvironment(["http_proxy": address, "HTTPS_PROXY": address]))
+        let transport = engine.make(.fromEnvironment(["http_proxy": address, "HTTPS_PROXY": address]))
         await #expect { _ = try await transport.send(Self.get("\(scheme)://graph.invalid/v1.0/me")) } throws: { error in
             (error as? HTTPTransportError)?.kind == .proxyFailed
         }

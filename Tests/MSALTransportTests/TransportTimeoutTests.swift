@@ -59,7 +59,7 @@ struct TransportTimeoutTests {
     func tokenEndpointTimeoutIsTyped() async throws {
         let hole = try await Self.startBlackHole()
         defer { Task { await hole.stop() } }
-        let context = TokenRequestContext(http: MSALNIOHTTPClient.shared, clientId: "client", correlationId: UUID(),
+        let context = TokenRequestContext(http: MSALCurlHTTPClient.shared, clientId: "client", correlationId: UUID(),
                                           retryCount: 1, retryInterval: 0.1, timeout: 1, clock: MSALSystemClock(),
                                           log: MSALLog(correlationId: UUID()), throttle: ThrottleStore())
         let started = Date()
@@ -110,7 +110,7 @@ struct TransportTimeoutTests {
         defer { Task { await server.stop() } }
         let request = MSALHTTPRequest(method: "GET", url: URL(string: "\(server.baseURL)/slow")!, timeout: 1)
         let started = Date()
-        await #expect(throws: URLError.self) { _ = try await MSALNIOHTTPClient.shared.send(request) }
+        await #expect(throws: URLError.self) { _ = try await MSALCurlHTTPClient.shared.send(request) }
         #expect(Date().timeIntervalSince(started) < 45, "a 1 s timeout must bound an endless body")
     }
 
@@ -122,12 +122,12 @@ struct TransportTimeoutTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
-    @Test("Waiting on a silent server costs no CPU (default transport, measured with getrusage)")
-    func waitingCostsNoCPU() async throws {
-        let report = try await Self.bench(["wait", "--transport", "nio", "--timeout", "3"])
+    @Test("Waiting on a silent server costs no CPU (measured with getrusage)", arguments: ["curl", "nio"])
+    func waitingCostsNoCPU(transport: String) async throws {
+        let report = try await Self.bench(["wait", "--transport", transport, "--timeout", "3"])
         let wall = try #require(report["wall"] as? Double)
         let cpu = try #require(report["cpu"] as? Double)
-        print("msal-transport-bench wait nio: wall \(wall) s, CPU \(cpu) s")
+        print("msal-transport-bench wait \(transport): wall \(wall) s, CPU \(cpu) s")
         #expect(report["outcome"] as? String == "URLError \(URLError.Code.timedOut.rawValue)")
         #expect(wall >= 2.9 && wall < 5)
         #expect(cpu < 0.5, "a 3 s wait cost \(cpu) s of CPU")

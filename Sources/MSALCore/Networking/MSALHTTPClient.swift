@@ -50,7 +50,7 @@ public struct MSALHTTPResponse: Sendable {
 
 /// The transport MSAL uses for every request to the identity provider.
 ///
-/// The default is `MSALDefaultHTTPClient.shared`: `MSALNIOHTTPClient` on Linux, `MSALURLSessionHTTPClient`
+/// The default is `MSALDefaultHTTPClient.shared`: `MSALCurlHTTPClient` on Linux, `MSALURLSessionHTTPClient`
 /// on Apple platforms. Supply your own (through ``MSALPublicClientApplicationConfig/httpClient``) to route requests
 /// through a network stack of your own, or to answer them in tests.
 ///

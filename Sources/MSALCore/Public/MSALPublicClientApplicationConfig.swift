@@ -146,7 +146,7 @@ public class MSALPublicClientApplicationConfig: @unchecked Sendable {
     @MSALLocked public var nestedAuthBrokerClientId: String?
     /// Nested app authentication: the hub app's redirect URI (see ``nestedAuthBrokerClientId``).
     @MSALLocked public var nestedAuthBrokerRedirectUri: String?
-    /// The HTTP transport. `nil` selects `MSALDefaultHTTPClient.shared` (`MSALNIOHTTPClient` on Linux,
+    /// The HTTP transport. `nil` selects `MSALDefaultHTTPClient.shared` (`MSALCurlHTTPClient` on Linux,
     /// `MSALURLSessionHTTPClient` on Apple platforms).
     @MSALLocked public var httpClient: (any MSALHTTPClient)?
     /// The clock MSAL reads for expiry decisions. `nil` selects the system clock.

@@ -20,7 +20,7 @@ enum IndependentPoPValidator {
             if InteropTests.required { Issue.record("The independent PoP validator needs the Python peers (.venv).") }
             return nil
         }
-        let http = MSALNIOHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
+        let http = MSALCurlHTTPClient(additionalTrustRootsPEM: [emulator.caCertificatePEM], environment: [:])
         let configurationURL = URL(string: "\(emulator.authorityURL.absoluteString)/v2.0/.well-known/openid-configuration")!
         let configuration = try await http.send(MSALHTTPRequest(method: "GET", url: configurationURL, headers: [:], timeout: 30))
         let keysLocation = (try JSONSerialization.jsonObject(with: configuration.body) as? [String: Any])?["jwks_uri"] as? String

@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALNIOTransport
 import MSALURLSession
 import MSALTestSupport
 
@@ -51,13 +52,15 @@ struct CodeIssuingAuthenticator: MSALDirectWebAuthenticator {
     }
 }
 
-/// The transports under test: the Linux default on async-http-client, and URLSession.
+/// The transports under test: the Linux default on libcurl, the one on async-http-client, and URLSession.
 enum TransportKind: String, CaseIterable, Sendable {
+    case curl
     case nio
     case urlSession
 
     var client: any MSALHTTPClient {
         switch self {
+        case .curl: MSALCurlHTTPClient.shared
         case .nio: MSALNIOHTTPClient.shared
         case .urlSession: MSALURLSessionHTTPClient.shared
         }

@@ -1,13 +1,14 @@
 import AsyncHTTPClient
 import Foundation
+import MSALHTTPTransport
 import NIOCore
 import NIOPosix
 import NIOSSL
 
 /// Turns errors from async-http-client, NIO and NIOSSL into ``HTTPTransportError``.
-enum HTTPTransportErrorMapping {
+enum NIOErrorMapping {
     static func timedOut(host: String, timeout: Double) -> HTTPTransportError {
-        HTTPTransportError(.timedOut, "The request to \(host) timed out after \(formatted(timeout)) s.")
+        CurlErrorMapping.timedOut(host: host, timeout: timeout)
     }
 
     static func map(_ error: any Error, host: String, timeout: Double, limit: Int) -> HTTPTransportError {
@@ -81,9 +82,5 @@ enum HTTPTransportErrorMapping {
     private static func detail(_ error: any Error) -> String {
         let text = String(describing: error)
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
-    }
-
-    private static func formatted(_ seconds: Double) -> String {
-        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(format: "%.3g", seconds)
     }
 }
