@@ -49,6 +49,7 @@ let package = Package(
                 .product(name: "MSALSecureStorage", package: "msal-swift"),
                 .product(name: "MSALEmulatorCore", package: "msal-swift"),
                 .product(name: "MSALLoopback", package: "msal-swift"),
+                .product(name: "MSALHTTPTransport", package: "msal-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Harness"

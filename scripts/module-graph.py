@@ -13,6 +13,9 @@ Rules:
 - MSALSecureStorage (the encrypted token cache) builds on MSALCore, MSALFileStorage, its system-call shim
   CMSALKeyctl and MSALDBus (the bounded probe of the Secret Service on the session bus; libdbus loaded at run time)
   only, with swift-crypto and swift-log: no network stack, and no link-time libsecret (it is loaded at run time). CMSALKeyctl depends on nothing.
+- MSALHTTPTransport (Linux's default transport) builds on MSALCore, MSALSupport and CMSALCurl only (libcurl loaded at
+  run time): no package product beyond the core's, so `MSAL` on Linux reaches no async-http-client and no second
+  BoringSSL (swift-nio-ssl); those stay in MSALNIOTransport. CMSALCurl depends on nothing.
 - MSALPostgresCache (the PostgreSQL token cache) depends only on MSALCore (and MSALSupport through it),
   postgres-nio, swift-crypto and swift-log; no module but its tests and its benchmark depends on it.
 """
@@ -98,6 +101,17 @@ def main():
     modules, products = closure(targets, "CMSALKeyctl")
     if modules or products:
         failures.append(f"CMSALKeyctl depends on {sorted(modules | products)}")
+    modules, products = closure(targets, "MSALHTTPTransport")
+    if not modules <= {"MSALCore", SHARED_SUPPORT, "CMSALCurl"}:
+        failures.append(f"MSALHTTPTransport depends on {sorted(modules - {'MSALCore', SHARED_SUPPORT, 'CMSALCurl'})}")
+    if not products <= CORE_ALLOWED_PRODUCTS:
+        failures.append(f"MSALHTTPTransport reaches {sorted(products - CORE_ALLOWED_PRODUCTS)}")
+    modules, products = closure(targets, "CMSALCurl")
+    if modules or products:
+        failures.append(f"CMSALCurl depends on {sorted(modules | products)}")
+    _, products = closure(targets, "MSAL")
+    if {"AsyncHTTPClient", "NIOSSL"} & products:
+        failures.append(f"MSAL reaches {sorted({'AsyncHTTPClient', 'NIOSSL'} & products)}")
     modules, products = closure(targets, POSTGRES_CACHE)
     if not modules <= POSTGRES_CACHE_ALLOWED_MODULES:
         failures.append(f"{POSTGRES_CACHE} depends on {sorted(modules - POSTGRES_CACHE_ALLOWED_MODULES)}")
@@ -115,6 +129,7 @@ def main():
     print("layering rules hold: MSALCore reaches only " + ", ".join(sorted(CORE_ALLOWED_PRODUCTS))
           + "; MSALEmulator uses no client module; msal links neither the emulator, the examples nor MSALTesting"
           + "; MSALSecureStorage builds on MSALCore, MSALFileStorage and MSALDBus only"
+          + "; MSALHTTPTransport builds on MSALCore and CMSALCurl only, and MSAL reaches no async-http-client"
           + "; MSALPostgresCache reaches only MSALCore, PostgresNIO, Crypto and Logging")
 
 

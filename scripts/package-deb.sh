@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds a Debian package of the `msal` tool: `msal` and `msal-emulator` (built as scripts/install.sh builds them, the
 # Swift runtime linked in), msal's man page and its bash, zsh and fish completions, with the dependencies `ldd` shows
-# the programs need from Debian (dpkg-shlibdeps). libdbus (the identity broker) and libsecret (the encrypted token
-# cache's Secret Service tier) are loaded at run time, only when used: they are recommended, not required.
+# the programs need from Debian (dpkg-shlibdeps), and libcurl, which the HTTP transport loads at run time (dlopen, so
+# no ELF dependency shows it). libdbus (the identity broker) and libsecret (the encrypted token cache's Secret Service
+# tier) are loaded at run time too, only when used: they are recommended, not required.
 #   scripts/package-deb.sh                    # .build/deb/msal_<version>_<arch>.deb, from a release build
 #   CONFIGURATION=debug scripts/package-deb.sh   # from the debug build, for tests: the programs then load the
 #                                                 # Swift runtime from the toolchain that built them
@@ -77,7 +78,7 @@ Version: $version
 Architecture: $architecture
 Maintainer: MSAL for Swift <msal-swift@users.noreply.invalid>
 Installed-Size: $installed_size
-Depends: ${depends:-libc6}
+Depends: ${depends:-libc6}, libcurl4 (>= 7.77)
 Recommends: libdbus-1-3, libsecret-1-0
 Suggests: gnome-keyring
 Section: utils
@@ -91,8 +92,9 @@ Description: Microsoft identity platform sign-in and tokens at the command line
  msal-emulator is a local emulator of the identity platform and of Graph, for
  running and testing apps offline (msal demo, msal emulator).
  .
- libdbus (the identity broker) and libsecret (the Secret Service tier of the
- encrypted token cache) are loaded at run time, only when used.
+ libcurl (every request) is loaded at run time; libdbus (the identity broker)
+ and libsecret (the Secret Service tier of the encrypted token cache) are loaded
+ at run time too, only when used.
 EOF
 
 mkdir -p .build/deb

@@ -149,8 +149,8 @@ deb_check() {
     local package
     package="$(CONFIGURATION=debug DEB_COMPRESSION=gzip DEB_LEVEL=1 scripts/package-deb.sh 2>/dev/null)"
     case "$(dpkg-deb -f "$package" Depends)" in
-        *libc6*) ;;
-        *) echo "error: the package's dependencies do not name the C library" >&2; return 1 ;;
+        *libc6*libcurl4*) ;;
+        *) echo "error: the package's dependencies do not name the C library and libcurl" >&2; return 1 ;;
     esac
     if [ "$(id -u)" != 0 ] || { [ -e /usr/bin/msal ] && ! dpkg -S /usr/bin/msal >/dev/null 2>&1; } \
         || { [ -e /usr/bin/msal-emulator ] && ! dpkg -S /usr/bin/msal-emulator >/dev/null 2>&1; }; then

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MSALCore
 @testable import MSALLoopback
+import MSALHTTPTransport
 
 /// What identity-provider servers send: id tokens, `client_info`, token and error bodies, device-code answers,
 /// authorization redirects, instance discovery, OpenID metadata and signing keys.
@@ -104,6 +105,24 @@ enum ProtocolFuzzing {
         if let delay = TokenEndpointClient.retryAfter(response, now: FuzzFixtures.now) {
             try fuzzCheck(delay.isFinite && delay >= 0, "Retry-After gave a negative or infinite delay")
         }
+        try responseHead(data)
+    }
+
+    /// The same bytes as the response heads the libcurl transport receives (interim and proxy heads included): every
+    /// field has a token name and a value without CR, LF or NUL, and the fields written back as one head read back
+    /// the same.
+    static func responseHead(_ data: Data) throws {
+        let fields = CurlResponseHead.fields(data)
+        for field in fields {
+            try fuzzCheck(!field.name.isEmpty && field.name.utf8.allSatisfy(CurlResponseHead.isTokenByte),
+                          "a header name that is not a token")
+            try fuzzCheck(!field.value.utf8.contains { $0 == 10 || $0 == 13 || $0 == 0 }, "a header value that splits")
+        }
+        // Values as read are valid UTF-8 (undecodable bytes became U+FFFD), so a written head decodes to itself.
+        let written = "HTTP/1.1 200 OK\r\n" + fields.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
+        let again = CurlResponseHead.fields(Data(written.utf8))
+        try fuzzCheck(again.map(\.name) == fields.map(\.name) && again.map(\.value) == fields.map(\.value),
+                      "a head written back reads differently")
     }
 
     // MARK: Device code
