@@ -1,7 +1,7 @@
 import Foundation
 @testable import MSALCore
 @testable import MSALLoopback
-import MSALHTTPTransport
+@testable import MSALHTTPTransport
 
 /// What identity-provider servers send: id tokens, `client_info`, token and error bodies, device-code answers,
 /// authorization redirects, instance discovery, OpenID metadata and signing keys.
@@ -121,7 +121,8 @@ enum ProtocolFuzzing {
         // Values as read are valid UTF-8 (undecodable bytes became U+FFFD), so a written head decodes to itself.
         let written = "HTTP/1.1 200 OK\r\n" + fields.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
         let again = CurlResponseHead.fields(Data(written.utf8))
-        try fuzzCheck(again.map(\.name) == fields.map(\.name) && again.map(\.value) == fields.map(\.value),
+        let names: [String] = fields.map { $0.name }, values: [String] = fields.map { $0.value }
+        try fuzzCheck(again.map { $0.name } == names && again.map { $0.value } == values,
                       "a head written back reads differently")
     }
 
