@@ -14,14 +14,7 @@ fi
 prefix="${PREFIX:-$HOME/.local}"
 configuration="${CONFIGURATION:-release}"
 
-if [ "$configuration" = release ]; then
-    # The build for installing (scripts/build-release.sh): the runtime linked in, packed relocations where possible.
-    scripts/build-release.sh >&2
-else
-    swift build --traits Tools -c "$configuration" --product msal >&2
-    swift build --traits Tools -c "$configuration" --product msal-emulator >&2
-fi
-bin="$(swift build --traits Tools -c "$configuration" --show-bin-path)"
+source scripts/tool-build.sh
 
 # Directories: created where missing (mkdir -p), never re-moded where they exist. Files: install(1) writes a new file
 # and renames it into place, so a link at the destination is replaced, never followed.
@@ -47,13 +40,7 @@ for entry in "${completions[@]}"; do
     echo "installed $shell completion $file"
 done
 
-# The man page: swift-argument-parser's manual generator, run on the installed binary's own help. The generator is
-# built alone from the argument parser's checkout (seconds), not through its package plugin, which would build every
-# product of this package.
-swift build --package-path .build/checkouts/swift-argument-parser --scratch-path .build/generate-manual \
-    -c release --product generate-manual >&2
-generator="$(swift build --package-path .build/checkouts/swift-argument-parser --scratch-path .build/generate-manual \
-    -c release --show-bin-path)/generate-manual"
+# The man page: swift-argument-parser's manual generator (scripts/tool-build.sh), run on the installed binary's own help.
 manual="$(mktemp -d)"
 "$generator" "$prefix/bin/msal" --output-directory "$manual" \
     --authors "MSAL for Swift" >&2

@@ -24,14 +24,7 @@ for tool in dpkg-deb dpkg-shlibdeps fakeroot; do
 done
 
 configuration="${CONFIGURATION:-release}"
-if [ "$configuration" = release ]; then
-    scripts/build-release.sh >&2
-else
-    # The debug build as the tests use it (linking the runtime in would rebuild every module).
-    swift build --traits Tools -c "$configuration" --product msal >&2
-    swift build --traits Tools -c "$configuration" --product msal-emulator >&2
-fi
-bin="$(swift build --traits Tools -c "$configuration" --show-bin-path)"
+source scripts/tool-build.sh
 
 work="$(mktemp -d)"
 trap 'rm -rf -- "$work"' EXIT
@@ -47,10 +40,6 @@ strip --strip-unneeded "$root/usr/bin/msal" "$root/usr/bin/msal-emulator" 2>/dev
 "$root/usr/bin/msal" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/msal.fish"
 
 # The man page, as scripts/install.sh makes it (swift-argument-parser's generator), compressed as Debian keeps them.
-swift build --package-path .build/checkouts/swift-argument-parser --scratch-path .build/generate-manual \
-    -c release --product generate-manual >&2
-generator="$(swift build --package-path .build/checkouts/swift-argument-parser --scratch-path .build/generate-manual \
-    -c release --show-bin-path)/generate-manual"
 mkdir -p "$work/manual"
 "$generator" "$root/usr/bin/msal" --output-directory "$work/manual" --authors "MSAL for Swift" >&2
 gzip -9n -c "$work/manual/msal.1" > "$root/usr/share/man/man1/msal.1.gz"
