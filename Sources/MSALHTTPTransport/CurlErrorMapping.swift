@@ -22,10 +22,29 @@ package enum CurlErrorMapping {
     /// The error for `code`, naming the host and libcurl's description (never the URL's query, a header or a body).
     package static func error(_ code: Int32, description: String, host: String, timeout: Double, limit: Int,
                               proxyRefused: Bool, bodyOverflowed: Bool) -> HTTPTransportError {
-        let kind = kind(of: code, proxyRefused: proxyRefused, bodyOverflowed: bodyOverflowed)
+        HTTPTransportError.describing(kind(of: code, proxyRefused: proxyRefused, bodyOverflowed: bodyOverflowed),
+                                      host: host, timeout: timeout, limit: limit,
+                                      detail: "libcurl \(code): \(description)")
+    }
+
+    /// The timeout error every transport throws.
+    package static func timedOut(host: String, timeout: Double) -> HTTPTransportError {
+        HTTPTransportError(.timedOut, "The request to \(host) timed out after \(formatted(timeout)) s.")
+    }
+
+    private static func formatted(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(format: "%.3g", seconds)
+    }
+}
+
+extension HTTPTransportError {
+    /// The error of `kind` in the wording every transport uses: the host, then `detail` (the HTTP stack's own words,
+    /// never the URL's query, a header or a body) in parentheses.
+    package static func describing(_ kind: Kind, host: String, timeout: Double, limit: Int, detail: String,
+                                   underlying: (any Error & Sendable)? = nil) -> HTTPTransportError {
         let message: String
         switch kind {
-        case .timedOut: return timedOut(host: host, timeout: timeout)
+        case .timedOut: return CurlErrorMapping.timedOut(host: host, timeout: timeout)
         case .cannotConnect: message = "No connection could be made to \(host)"
         case .hostNotFound: message = "The host name \(host) could not be resolved"
         case .connectionLost: message = "The connection to \(host) closed before the whole response arrived"
@@ -37,15 +56,6 @@ package enum CurlErrorMapping {
         case .shutDown: message = "The HTTP transport was shut down"
         case .other: message = "The request to \(host) failed"
         }
-        return HTTPTransportError(kind, message + " (libcurl \(code): \(description)).")
-    }
-
-    /// The timeout error every transport throws.
-    package static func timedOut(host: String, timeout: Double) -> HTTPTransportError {
-        HTTPTransportError(.timedOut, "The request to \(host) timed out after \(formatted(timeout)) s.")
-    }
-
-    private static func formatted(_ seconds: Double) -> String {
-        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(format: "%.3g", seconds)
+        return HTTPTransportError(kind, message + " (\(detail)).", underlying: underlying)
     }
 }

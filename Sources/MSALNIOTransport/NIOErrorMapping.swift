@@ -13,22 +13,8 @@ enum NIOErrorMapping {
 
     static func map(_ error: any Error, host: String, timeout: Double, limit: Int) -> HTTPTransportError {
         if let error = error as? HTTPTransportError { return error }
-        let kind = kind(of: error)
-        let message: String
-        switch kind {
-        case .timedOut: return timedOut(host: host, timeout: timeout)
-        case .cannotConnect: message = "No connection could be made to \(host)"
-        case .hostNotFound: message = "The host name \(host) could not be resolved"
-        case .connectionLost: message = "The connection to \(host) closed before the whole response arrived"
-        case .secureConnectionFailed: message = "The TLS connection to \(host) failed (handshake failure)"
-        case .untrustedCertificate: message = "The TLS certificate of \(host) is not trusted"
-        case .proxyFailed: message = "The proxy refused the connection to \(host)"
-        case .responseTooLarge: message = "The response from \(host) is larger than \(limit) bytes"
-        case .invalidRequest: message = "The request to \(host) is not valid"
-        case .shutDown: message = "The HTTP transport was shut down"
-        case .other: message = "The request to \(host) failed"
-        }
-        return HTTPTransportError(kind, message + " (\(detail(error))).", underlying: error)
+        return HTTPTransportError.describing(kind(of: error), host: host, timeout: timeout, limit: limit,
+                                             detail: detail(error), underlying: error)
     }
 
     static func kind(of error: any Error) -> HTTPTransportError.Kind {
