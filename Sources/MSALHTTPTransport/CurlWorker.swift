@@ -23,35 +23,72 @@ final class CurlWorker: @unchecked Sendable {
 }
 
 /// The idle workers of one transport. A request takes one (or makes one), and gives it back when done, so that the
-/// next request reuses its connections; at most ``maximumIdle`` are kept.
+/// next request reuses its connections; at most ``maximumIdle`` are kept, and a worker idle for the transport's idle
+/// timeout is released (its connections closed) by a sweep scheduled while any worker is idle.
 final class CurlWorkerPool: Sendable {
     static let maximumIdle = 16
 
+    private struct Idle {
+        let worker: CurlWorker
+        let since: ContinuousClock.Instant
+    }
+
     private struct State {
-        var idle: [CurlWorker] = []
+        var idle: [Idle] = []
         var shutDown = false
+        var sweepScheduled = false
     }
 
     private let state = LockedBox(State())
+    private let idleTimeout: Duration
+
+    /// A pool whose workers are released after `idleSeconds` without use.
+    init(idleSeconds: Double) {
+        let seconds = idleSeconds.isFinite ? min(max(idleSeconds, 0), 3600) : 3600
+        idleTimeout = .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// The workers kept for reuse.
+    var idleCount: Int { state.withLock { $0.idle.count } }
 
     /// An idle worker, or a new one. Throws ``HTTPTransportError/Kind/shutDown`` after ``shutdown()``.
     func take() throws -> CurlWorker {
         let reused: CurlWorker? = try state.withLock { state in
             if state.shutDown { throw HTTPTransportError(.shutDown, "The HTTP transport was shut down.") }
-            return state.idle.popLast()
+            return state.idle.popLast()?.worker
         }
         return try reused ?? CurlWorker()
     }
 
     /// Keeps `worker` for the next request; after shutdown, or with enough kept, it is released (its connections
     /// closed).
-    func giveBack(_ worker: CurlWorker) {
-        let kept = state.withLock { state in
+    func giveBack(_ worker: CurlWorker, now: ContinuousClock.Instant = .now) {
+        let schedule = state.withLock { state -> Bool in
             guard !state.shutDown, state.idle.count < Self.maximumIdle else { return false }
-            state.idle.append(worker)
-            return true
+            state.idle.append(Idle(worker: worker, since: now))
+            defer { state.sweepScheduled = true }
+            return !state.sweepScheduled
         }
-        _ = kept
+        if schedule { scheduleSweep() }
+    }
+
+    /// Releases the workers idle for the idle timeout at `now`; the others wait for the next sweep.
+    func sweep(now: ContinuousClock.Instant) {
+        let (released, again) = state.withLock { state -> ([CurlWorker], Bool) in
+            let expired = state.idle.filter { now - $0.since >= idleTimeout }.map(\.worker)
+            state.idle.removeAll { now - $0.since >= idleTimeout }
+            state.sweepScheduled = !state.idle.isEmpty && !state.shutDown
+            return (expired, state.sweepScheduled)
+        }
+        _ = released  // released here, outside the lock: closing connections may take a moment
+        if again { scheduleSweep() }
+    }
+
+    private func scheduleSweep() {
+        let delay = Double(idleTimeout.components.seconds) + Double(idleTimeout.components.attoseconds) / 1e18
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + max(delay, 0.01) + 0.05) { [weak self] in
+            self?.sweep(now: .now)
+        }
     }
 
     /// Releases the idle workers (closing their connections); workers in use are released when given back.

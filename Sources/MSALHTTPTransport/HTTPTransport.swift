@@ -27,7 +27,7 @@ public final class HTTPTransport: Sendable {
     /// The trust options, or why `https` cannot work with this configuration. Built on first `https` use: a process
     /// that never connects never reads a trust store.
     private let trust = LockedBox<Result<CurlTrust, HTTPTransportError>?>(nil)
-    private let pool = CurlWorkerPool()
+    private let pool: CurlWorkerPool
     private let isShared: Bool
 
     /// Creates a transport. Call ``shutdown()`` when it is no longer needed.
@@ -38,6 +38,7 @@ public final class HTTPTransport: Sendable {
     private init(configuration: HTTPTransportConfiguration, isShared: Bool) {
         self.configuration = configuration
         self.isShared = isShared
+        pool = CurlWorkerPool(idleSeconds: configuration.idleConnectionTimeout)
     }
 
     /// Closes every idle connection. Later requests fail with ``HTTPTransportError/Kind/shutDown``. Does nothing on

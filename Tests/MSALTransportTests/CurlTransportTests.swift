@@ -1,6 +1,6 @@
 import Foundation
 import MSAL
-import MSALHTTPTransport
+@testable import MSALHTTPTransport
 import Testing
 import MSALTestSupport
 
@@ -92,5 +92,33 @@ struct CurlTransportTests {
             #expect(try await transport.send(HTTPTransportTests.get("\(server.baseURL)/x")).statusCode == 204)
             try await transport.shutdown()
         }
+    }
+
+    @Test("A worker idle for the idle timeout is released by the sweep; a fresher one is kept until its turn")
+    func idleWorkersAreReleased() throws {
+        let pool = CurlWorkerPool(idleSeconds: 60)
+        let first = try pool.take(), second = try pool.take()
+        let start = ContinuousClock.now
+        pool.giveBack(first, now: start)
+        pool.giveBack(second, now: start + .seconds(30))
+        #expect(pool.idleCount == 2)
+        pool.sweep(now: start + .seconds(59))
+        #expect(pool.idleCount == 2)
+        pool.sweep(now: start + .seconds(61))
+        #expect(pool.idleCount == 1)
+        pool.sweep(now: start + .seconds(91))
+        #expect(pool.idleCount == 0)
+    }
+
+    @Test("An idle connection is closed after the idle timeout, without another request")
+    func idleConnectionIsClosed() async throws {
+        let server = try await TestHTTPServer.start { _ in .respond(status: 204) }
+        defer { Task { await server.stop() } }
+        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(idleConnectionTimeout: 0.2))
+        _ = try await transport.send(HTTPTransportTests.get("\(server.baseURL)/x"))
+        // A bounded wait on the server seeing the close: the transport's own sweep closes it.
+        try await eventually("the idle connection was closed") { server.closedConnections >= 1 }
+        #expect(server.requests.count == 1)
+        try await transport.shutdown()
     }
 }
