@@ -36,7 +36,9 @@ export MSAL_PYTHON="$PWD/.venv/bin/python"
 # The Azure CLI and azure-identity, for the Python tests only: installed while Swift builds (no Python runs then),
 # with the peers' versions kept.
 azure_log="$(mktemp)"
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r Tests/python/requirements-azure.txt \
+# (--no-compile: the Azure CLI's thousands of modules are not byte-compiled up front; the few the tests import are
+# compiled when first imported.)
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile -r Tests/python/requirements-azure.txt \
     -c Tests/python/requirements.txt >"$azure_log" 2>&1 &
 azure_install=$!
 export MSAL_INTEROP_REQUIRED=1
