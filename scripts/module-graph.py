@@ -93,30 +93,21 @@ def main():
     if any(product.startswith("Hummingbird") for product in products):
         failures.append("msal (MSALCommand) links Hummingbird")
 
-    modules, products = closure(targets, "MSALSecureStorage")
-    if not modules <= SECURE_STORAGE_MODULES:
-        failures.append(f"MSALSecureStorage depends on package modules {sorted(modules - SECURE_STORAGE_MODULES)}")
-    if not products <= CORE_ALLOWED_PRODUCTS:
-        failures.append(f"MSALSecureStorage reaches {sorted(products - CORE_ALLOWED_PRODUCTS)}")
-    modules, products = closure(targets, "CMSALKeyctl")
-    if modules or products:
-        failures.append(f"CMSALKeyctl depends on {sorted(modules | products)}")
-    modules, products = closure(targets, "MSALHTTPTransport")
-    if not modules <= {"MSALCore", SHARED_SUPPORT, "CMSALCurl"}:
-        failures.append(f"MSALHTTPTransport depends on {sorted(modules - {'MSALCore', SHARED_SUPPORT, 'CMSALCurl'})}")
-    if not products <= CORE_ALLOWED_PRODUCTS:
-        failures.append(f"MSALHTTPTransport reaches {sorted(products - CORE_ALLOWED_PRODUCTS)}")
-    modules, products = closure(targets, "CMSALCurl")
-    if modules or products:
-        failures.append(f"CMSALCurl depends on {sorted(modules | products)}")
+    def reaches_only(name, allowed_modules, allowed_products):
+        modules, products = closure(targets, name)
+        if not modules <= allowed_modules:
+            failures.append(f"{name} depends on package modules {sorted(modules - allowed_modules)}")
+        if not products <= allowed_products:
+            failures.append(f"{name} reaches {sorted(products - allowed_products)}")
+
+    reaches_only("MSALSecureStorage", SECURE_STORAGE_MODULES, CORE_ALLOWED_PRODUCTS)
+    reaches_only("CMSALKeyctl", set(), set())
+    reaches_only("MSALHTTPTransport", {"MSALCore", SHARED_SUPPORT, "CMSALCurl"}, CORE_ALLOWED_PRODUCTS)
+    reaches_only("CMSALCurl", set(), set())
     _, products = closure(targets, "MSAL")
     if {"AsyncHTTPClient", "NIOSSL"} & products:
         failures.append(f"MSAL reaches {sorted({'AsyncHTTPClient', 'NIOSSL'} & products)}")
-    modules, products = closure(targets, POSTGRES_CACHE)
-    if not modules <= POSTGRES_CACHE_ALLOWED_MODULES:
-        failures.append(f"{POSTGRES_CACHE} depends on {sorted(modules - POSTGRES_CACHE_ALLOWED_MODULES)}")
-    if not products <= POSTGRES_CACHE_ALLOWED_PRODUCTS:
-        failures.append(f"{POSTGRES_CACHE} reaches {sorted(products - POSTGRES_CACHE_ALLOWED_PRODUCTS)}")
+    reaches_only(POSTGRES_CACHE, POSTGRES_CACHE_ALLOWED_MODULES, POSTGRES_CACHE_ALLOWED_PRODUCTS)
     for name in targets:
         if name not in POSTGRES_CACHE_USERS and POSTGRES_CACHE in targets[name].get("target_dependencies", []):
             failures.append(f"{name} depends on {POSTGRES_CACHE}")

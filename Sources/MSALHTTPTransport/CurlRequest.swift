@@ -49,11 +49,10 @@ struct CurlRequest: Sendable {
         method = request.method
         headerLines = lines
         body = request.body
-        seconds = request.timeout.isFinite ? min(max(request.timeout, 0.001), 86_400) : 86_400
-        let connect = configuration.connectTimeout.isFinite ? min(max(configuration.connectTimeout, 0.001), 3600) : 3600
-        connectSeconds = min(connect, seconds)
-        idleSeconds = configuration.idleConnectionTimeout.isFinite
-            ? min(max(configuration.idleConnectionTimeout, 1), 3600) : 3600
+        seconds = request.boundedTimeout
+        connectSeconds = min(configuration.boundedConnectTimeout, seconds)
+        // libcurl takes whole seconds; the pool's sweep closes connections idle for less.
+        idleSeconds = max(1, configuration.boundedIdleConnectionTimeout)
         proxy = configuration.proxy.server(scheme: scheme, host: host)
     }
 

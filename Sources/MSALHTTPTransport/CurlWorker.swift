@@ -42,10 +42,9 @@ final class CurlWorkerPool: Sendable {
     private let state = LockedBox(State())
     private let idleTimeout: Duration
 
-    /// A pool whose workers are released after `idleSeconds` without use.
+    /// A pool whose workers are released after `idleSeconds` (0 to an hour) without use.
     init(idleSeconds: Double) {
-        let seconds = idleSeconds.isFinite ? min(max(idleSeconds, 0), 3600) : 3600
-        idleTimeout = .milliseconds(Int64(seconds * 1000))
+        idleTimeout = .milliseconds(Int64(idleSeconds * 1000))
     }
 
     /// The workers kept for reuse.

@@ -38,7 +38,7 @@ public final class HTTPTransport: Sendable {
     private init(configuration: HTTPTransportConfiguration, isShared: Bool) {
         self.configuration = configuration
         self.isShared = isShared
-        pool = CurlWorkerPool(idleSeconds: configuration.idleConnectionTimeout)
+        pool = CurlWorkerPool(idleSeconds: configuration.boundedIdleConnectionTimeout)
     }
 
     /// Closes every idle connection. Later requests fail with ``HTTPTransportError/Kind/shutDown``. Does nothing on

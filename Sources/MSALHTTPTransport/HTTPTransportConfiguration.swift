@@ -66,6 +66,25 @@ public struct HTTPTransportConfiguration: Sendable, Equatable {
     }
 }
 
+extension HTTPTransportConfiguration {
+    /// ``connectTimeout`` as both transports apply it: 1 ms to an hour (an hour when not finite).
+    package var boundedConnectTimeout: Double {
+        connectTimeout.isFinite ? min(max(connectTimeout, 0.001), 3600) : 3600
+    }
+
+    /// ``idleConnectionTimeout`` as both transports apply it: 0 to an hour (an hour when not finite).
+    package var boundedIdleConnectionTimeout: Double {
+        idleConnectionTimeout.isFinite ? min(max(idleConnectionTimeout, 0), 3600) : 3600
+    }
+}
+
+extension HTTPTransportRequest {
+    /// ``timeout`` as both transports apply it: 1 ms to a day (a day when not finite).
+    package var boundedTimeout: Double {
+        timeout.isFinite ? min(max(timeout, 0.001), 86_400) : 86_400
+    }
+}
+
 /// Proxies for `http` and `https` URLs, and the hosts that are reached directly.
 ///
 /// Loopback hosts (`localhost`, `127.0.0.0/8`, `::1`) are always reached directly: a proxy cannot reach this

@@ -88,3 +88,35 @@ public struct HTTPTransportError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { message }
 }
+
+extension HTTPTransportError {
+    /// The error of `kind` in the wording every transport uses: the host, then `detail` (the HTTP stack's own words,
+    /// never the URL's query, a header or a body) in parentheses.
+    package static func describing(_ kind: Kind, host: String, timeout: Double, limit: Int, detail: String,
+                                   underlying: (any Error & Sendable)? = nil) -> HTTPTransportError {
+        let message: String
+        switch kind {
+        case .timedOut: return timedOut(host: host, timeout: timeout)
+        case .cannotConnect: message = "No connection could be made to \(host)"
+        case .hostNotFound: message = "The host name \(host) could not be resolved"
+        case .connectionLost: message = "The connection to \(host) closed before the whole response arrived"
+        case .secureConnectionFailed: message = "The TLS connection to \(host) failed (handshake failure)"
+        case .untrustedCertificate: message = "The TLS certificate of \(host) is not trusted"
+        case .proxyFailed: message = "The proxy refused the connection to \(host)"
+        case .responseTooLarge: message = "The response from \(host) is larger than \(limit) bytes"
+        case .invalidRequest: message = "The request to \(host) is not valid"
+        case .shutDown: message = "The HTTP transport was shut down"
+        case .other: message = "The request to \(host) failed"
+        }
+        return HTTPTransportError(kind, message + " (\(detail)).", underlying: underlying)
+    }
+
+    /// The timeout error every transport throws.
+    package static func timedOut(host: String, timeout: Double) -> HTTPTransportError {
+        HTTPTransportError(.timedOut, "The request to \(host) timed out after \(formatted(timeout)) s.")
+    }
+
+    private static func formatted(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(format: "%.3g", seconds)
+    }
+}

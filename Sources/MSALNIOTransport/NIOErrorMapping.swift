@@ -7,10 +7,6 @@ import NIOSSL
 
 /// Turns errors from async-http-client, NIO and NIOSSL into ``HTTPTransportError``.
 enum NIOErrorMapping {
-    static func timedOut(host: String, timeout: Double) -> HTTPTransportError {
-        CurlErrorMapping.timedOut(host: host, timeout: timeout)
-    }
-
     static func map(_ error: any Error, host: String, timeout: Double, limit: Int) -> HTTPTransportError {
         if let error = error as? HTTPTransportError { return error }
         return HTTPTransportError.describing(kind(of: error), host: host, timeout: timeout, limit: limit,

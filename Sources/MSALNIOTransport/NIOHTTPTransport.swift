@@ -98,7 +98,7 @@ public final class NIOHTTPTransport: Sendable {
         outgoing.method = HTTPMethod(rawValue: request.method)
         for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let seconds = request.timeout.isFinite ? min(max(request.timeout, 0.001), 86_400) : 86_400
+        let seconds = request.boundedTimeout
         let limit = configuration.maximumResponseBodySize
         let prepared = outgoing
         do {
@@ -141,7 +141,7 @@ public final class NIOHTTPTransport: Sendable {
             }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let value = first else {
-                throw NIOErrorMapping.timedOut(host: host, timeout: seconds)
+                throw HTTPTransportError.timedOut(host: host, timeout: seconds)
             }
             return value
         }
@@ -159,8 +159,8 @@ public final class NIOHTTPTransport: Sendable {
     }
 
     private func clientConfiguration(proxy: HTTPProxySettings.Server?) -> HTTPClient.Configuration {
-        let connect = configuration.connectTimeout.isFinite ? min(max(configuration.connectTimeout, 0.001), 3600) : 3600
-        let idle = configuration.idleConnectionTimeout.isFinite ? min(max(configuration.idleConnectionTimeout, 0), 3600) : 3600
+        let connect = configuration.boundedConnectTimeout
+        let idle = configuration.boundedIdleConnectionTimeout
         var result = HTTPClient.Configuration(
             tlsConfiguration: try? tlsConfiguration().get(),
             redirectConfiguration: .disallow,

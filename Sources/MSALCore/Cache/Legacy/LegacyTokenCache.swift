@@ -32,9 +32,7 @@ package struct LegacyRefreshToken: Sendable, Equatable {
     package var clientId: String
 
     /// The family of a family's refresh token (kept under `foci-<family>`); nil for an application's own.
-    package var familyId: String? {
-        clientId.lowercased().hasPrefix("foci-") ? String(clientId.dropFirst(5)) : nil
-    }
+    package var familyId: String? { LegacyTokenCacheKey.familyId(ofClientId: clientId) }
 }
 
 /// A user the legacy cache holds a refresh token for.

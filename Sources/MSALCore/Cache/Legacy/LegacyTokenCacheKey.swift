@@ -60,5 +60,13 @@ package struct LegacyTokenCacheKey: Sendable, Hashable {
     }
 
     /// The client id of a family's refresh token in the legacy cache (`MSIDCacheKey familyClientId:`).
-    package static func familyClientId(_ familyId: String) -> String { "foci-\(familyId)" }
+    package static func familyClientId(_ familyId: String) -> String { familyPrefix + familyId }
+
+    /// The family whose refresh token is kept under `clientId` (`foci-<family>`, in any case); nil for an
+    /// application's own client id.
+    package static func familyId(ofClientId clientId: String) -> String? {
+        clientId.lowercased().hasPrefix(familyPrefix) ? String(clientId.dropFirst(familyPrefix.count)) : nil
+    }
+
+    private static let familyPrefix = "foci-"
 }
