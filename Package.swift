@@ -558,3 +558,18 @@ if let appleSurface {
         swiftSettings: compile + [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]
     ))
 }
+
+// `MSAL_FUZZ_INSTRUMENT=1` (set by scripts/fuzz.sh only): the package's own modules are compiled for the libFuzzer
+// targets of Fuzz/, with coverage, the address sanitizer and optimization, while the dependencies are built as in any
+// debug build. The fuzzer then explores MSAL's parsers (not swift-nio's or BoringSSL's), and the build does not
+// instrument and optimize every dependency (most of its time before). Never set when building an app.
+if Context.environment["MSAL_FUZZ_INSTRUMENT"] == "1" {
+    for target in package.targets where target.type == .regular {
+        if target.name.hasPrefix("CMSAL") {
+            target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])]
+        } else {
+            target.swiftSettings = (target.swiftSettings ?? [])
+                + [.unsafeFlags(["-sanitize=fuzzer,address", "-O", "-gline-tables-only"])]
+        }
+    }
+}

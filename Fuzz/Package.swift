@@ -71,3 +71,17 @@ let package = Package(
     },
     swiftLanguageModes: [.v6]
 )
+
+// Coverage and the address sanitizer, optimized, for the harnesses and the targets (the package's own modules get the
+// same through MSAL_FUZZ_INSTRUMENT, which scripts/fuzz.sh sets; dependencies are built as in any debug build). The
+// targets define LLVMFuzzerTestOneInput and no main (-parse-as-library); linking with -sanitize=fuzzer brings in
+// libFuzzer's main.
+let instrumented: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address", "-O", "-gline-tables-only"])]
+for target in package.targets {
+    if target.type == .executable {
+        target.swiftSettings = instrumented + [.unsafeFlags(["-parse-as-library"])]
+        target.linkerSettings = [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    } else {
+        target.swiftSettings = instrumented
+    }
+}

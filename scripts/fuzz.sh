@@ -33,15 +33,16 @@ run="$scratch/run"
 rss="${FUZZ_RSS_LIMIT_MB:-2048}"
 timeout="${FUZZ_TIMEOUT:-20}"
 
-# -sanitize=fuzzer,address must reach swiftc as one flag: `--sanitize=fuzzer --sanitize=address` would leave the
-# Swift code without coverage (the last -sanitize wins). `--sanitize=fuzzer` links libFuzzer; the targets define
-# LLVMFuzzerTestOneInput and no main, hence -parse-as-library.
-# -O (after the debug configuration's -Onone, so it wins) makes the targets several times faster; the debug
-# configuration keeps -enable-testing, which the harnesses' `@testable import` needs. -gline-tables-only keeps the
-# file and line of every frame a crash report prints and drops the rest of the debug information (about 8 MB less
-# disk per target).
-build=(swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzzer
-       -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O -Xswiftc -gline-tables-only)
+# The address sanitizer and -O apply to the package's own modules and the harnesses only (Package.swift reads
+# MSAL_FUZZ_INSTRUMENT, Fuzz/Package.swift sets its own): the dependencies are built as in any debug build, with
+# --sanitize=fuzzer's coverage only (which also links libFuzzer and its main), so the build does not instrument and
+# optimize all of swift-nio, swift-certificates and BoringSSL for the address sanitizer. -sanitize=fuzzer,address
+# must reach swiftc as one flag (`-sanitize=fuzzer -sanitize=address` would leave the Swift code without coverage: the
+# last wins). The debug configuration keeps -enable-testing, which the harnesses' `@testable import` needs; the -O
+# given per module comes after its -Onone, so it wins. No index store: nothing reads it. -gline-tables-only keeps the
+# file and line of every frame a crash report prints and drops the rest of the debug information.
+export MSAL_FUZZ_INSTRUMENT=1
+build=(swift build --package-path Fuzz --scratch-path "$scratch" --sanitize=fuzzer --disable-index-store)
 if [ "${FUZZ_SKIP_BUILD:-0}" != "1" ]; then
     start=$(date +%s)
     # The package manager keeps the build plan of the local `msal-swift` dependency in the scratch folder and does not

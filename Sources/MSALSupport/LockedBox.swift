@@ -3,7 +3,9 @@ public import Foundation
 
 /// A value guarded by a lock, so that mutable state can be shared across tasks and threads safely.
 ///
-/// The one lock type of the package: the client, the loopback listener, the emulator and the tools all use it.
+/// The package's lock type: the client, the loopback listener, the emulator and the tools all use it (the settings of
+/// token parameters, which a silent cache hit reads first, are kept in the parameters themselves where the platform
+/// has `Mutex`: `SettingsLock`).
 /// The value and the lock live in one allocation (a `ManagedBuffer` whose header is the value and whose one element
 /// is the platform's lock: `os_unfair_lock` on Apple platforms, a `pthread_mutex_t` elsewhere), so taking the lock
 /// touches the memory the value is in. Its methods are inlinable, so that each use is specialized for its value type

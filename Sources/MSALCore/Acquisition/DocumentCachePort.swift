@@ -16,11 +16,13 @@ final class DocumentCachePort: TokenCachePort, @unchecked Sendable {
     }
 
     func read<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
-        try RequestDiagnostics.timingCache {
-            lock.lock()
-            defer { lock.unlock() }
-            return try body(try store.currentDocument())
-        }
+        try RequestDiagnostics.timingCache { try readUntimed(body) }
+    }
+
+    func readUntimed<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(try store.currentDocument())
     }
 
     /// Runs `body` on the document under the storage lock and persists the result before returning.

@@ -18,6 +18,10 @@ protocol TokenCachePort: AnyObject, Sendable {
     /// Runs `body` on the current document. The time it takes counts as cache time of the running call.
     func read<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T
 
+    /// ``read(_:)`` without counting the time as the running call's cache time (for a caller that times itself: a
+    /// remembered cache hit, which has no measured call around it).
+    func readUntimed<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T
+
     /// Changes the cache outside a token request (a sign-out, a removal) and persists the change.
     func update<T: Sendable>(_ body: @Sendable (TokenCacheDocument) throws -> T) async throws -> T
 

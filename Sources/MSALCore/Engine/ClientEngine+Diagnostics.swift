@@ -54,49 +54,57 @@ extension ClientEngine {
     func acquireTokenSilentMeasured(_ request: SilentRequest, cache: (any TokenCachePort)? = nil) async throws -> MSALResult {
         let port = cache ?? self.cache
         // A remembered hit is a bearer token: a proof-of-possession request never takes one.
-        if !request.forceRefresh, !request.hasClaimsRequest, request.popScheme == nil, let account = request.account {
-            var remembered: RememberedSilentHit?
-            let probe = SilentHitProbe(account: ObjectIdentifier(account), authority: request.authority.map(ObjectIdentifier.init),
-                                       scopes: request.scopes, correlationId: request.correlationId)
-            if let hit = try rememberedSilentHit(probe, remembered: &remembered, cache: port) { return hit }
+        if !request.forceRefresh, !request.hasClaimsRequest, request.popScheme == nil, request.account != nil {
+            var settings = TokenRequestSettings(scopes: request.scopes)
+            settings.account = request.account
+            settings.authority = request.authority
+            settings.correlationId = request.correlationId
+            if let hit = try rememberedSilentHit(&settings, cache: port) { return hit }
         }
         return try await measured { try await acquireTokenSilent(request, cache: port) }
     }
 
-    /// ``rememberedSilentHit(_:remembered:cache:)`` in the application's own cache, before any task is made (the
-    /// public silent call's hot path); nil also when reading the cache fails (the full path reports that), when the
-    /// task is cancelled, or when a telemetry callback must see the call.
-    func rememberedSilentHitNow(_ probe: SilentHitProbe, remembered: inout RememberedSilentHit?) -> MSALResult? {
+    /// ``rememberedSilentHit(_:cache:)`` in the application's own cache, before any task is made (the public silent
+    /// call's hot path); nil also when reading the cache fails (the full path reports that), when the task is
+    /// cancelled, or when a telemetry callback must see the call.
+    func rememberedSilentHitNow(_ request: inout TokenRequestSettings) -> MSALResult? {
         guard settings.telemetry.callback == nil, !Task.isCancelled else { return nil }
-        return try? rememberedSilentHit(probe, remembered: &remembered, cache: cache)
+        return try? rememberedSilentHit(&request, cache: cache)
     }
 
-    /// The remembered hit for a request with no forced refresh and no claims, when the silent flow would return it:
-    /// read from `cache`'s current document, unchanged since, and its token still usable; with its metadata.
+    /// The remembered hit for `request` (a bearer request with no forced refresh and no claims) when the silent flow
+    /// would return it: read from `cache`'s current document, unchanged since, and its token still usable; with its
+    /// metadata.
     ///
-    /// `remembered` is the hit the request's parameters last got: it is checked first, with no memo table touched;
-    /// otherwise the memo is searched, and a hit found there is remembered for next time.
-    func rememberedSilentHit(_ probe: SilentHitProbe, remembered: inout RememberedSilentHit?,
-                             cache: any TokenCachePort) throws -> MSALResult? {
-        let start = DispatchTime.now().uptimeNanoseconds
-        let (document, changeCount) = try cache.read { ($0, $0.changeCount) }
+    /// The hit the request's parameters last got (`rememberedHit`) is checked first, with nothing else of the request
+    /// read (its account, authority and scopes are read only when it does not answer) and no memo table touched;
+    /// otherwise the memo is searched, and a hit found there is remembered in `request` for next time.
+    func rememberedSilentHit(_ request: inout TokenRequestSettings, cache: some TokenCachePort) throws -> MSALResult? {
+        let start = MonotonicTime.nanoseconds()
+        let (document, changeCount) = try cache.readUntimed { ($0.serial, $0.changeCount) }
         let now = clock.now()
-        let usable = { (times: CachedTokenTimes) in
-            self.policy.decide(times, now: now, forceRefresh: false, hasClaims: false) == .useCached
-        }
-        let hit: RememberedSilentHit
-        if let last = remembered, last.isCurrent(memo: hitMemo, document: document, changeCount: changeCount) {
-            guard usable(last.times) else { return nil }
-            hit = last
+        let payload: MSALResult.Payload
+        if let last = request.rememberedHit, last.isCurrent(memo: hitMemo, document: document, changeCount: changeCount) {
+            guard usable(last.times, now: now) else { return nil }
+            payload = last.payload
         } else {
-            guard let found = hitMemo.remembered(probe, document: document, changeCount: changeCount, usable: usable)
-            else { return nil }
-            remembered = found
-            hit = found
+            guard let account = request.account else { return nil }
+            let probe = SilentHitProbe(account: ObjectIdentifier(account), authority: request.authority.map(ObjectIdentifier.init),
+                                       scopes: request.scopes)
+            guard let found = try cache.readUntimed({ document in
+                hitMemo.remembered(probe, document: document, changeCount: document.changeCount) { usable($0, now: now) }
+            }) else { return nil }
+            request.rememberedHit = found
+            payload = found.payload
         }
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
-        return MSALResult(payload: hit.payload, correlationId: probe.correlationId ?? CorrelationID.next(),
+        let elapsed = Double(MonotonicTime.nanoseconds() &- start) / 1e9
+        return MSALResult(payload: payload, correlationId: request.correlationId ?? CorrelationID.next(),
                           metadata: MSALResultMetadata(tokenSource: .cache, durationTotal: max(0, elapsed)))
+    }
+
+    /// Whether a cached token with `times` is returned at `now` by a request with no forced refresh and no claims.
+    private func usable(_ times: CachedTokenTimes, now: Date) -> Bool {
+        policy.decide(times, now: now, forceRefresh: false, hasClaims: false) == .useCached
     }
 
     /// Runs an app token call and returns its result with the metadata of what it did.

@@ -35,8 +35,8 @@ final class SilentHitMemo: @unchecked Sendable {
             self.account = account
             self.authority = authority
             self.scopes = scopes
-            self.remembered = RememberedSilentHit(memo: memo.serial, document: document.serial, changeCount: changeCount,
-                                                  times: CachedTokenTimes(entry), payload: payload)
+            self.remembered = RememberedSilentHit(payload: payload, memo: memo.serial, document: document.serial,
+                                                  changeCount: changeCount, times: CachedTokenTimes(entry))
         }
     }
 
@@ -70,7 +70,7 @@ final class SilentHitMemo: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let hit = find(account: probe.account, authority: probe.authority, scopes: probe.scopes),
-              hit.remembered.isCurrent(memo: self, document: document, changeCount: changeCount),
+              hit.remembered.isCurrent(memo: self, document: document.serial, changeCount: changeCount),
               usable(hit.remembered.times) else { return nil }
         return hit.remembered
     }
@@ -115,28 +115,28 @@ final class SilentHitMemo: @unchecked Sendable {
     }
 }
 
-/// What a remembered cache hit is looked up by: the identities of the request's account and authority, its scopes,
-/// and its correlation id (for the result).
+/// What a remembered cache hit is looked up by: the identities of the request's account and authority, and its
+/// scopes.
 struct SilentHitProbe {
     let account: ObjectIdentifier
     let authority: ObjectIdentifier?
     let scopes: [String]
-    let correlationId: UUID?
 }
 
 /// A cache hit as remembered: which memo and document version it was read from, the token's times, and the
 /// result's payload. Small and self-contained, so the silent parameters can keep the last one inline.
 struct RememberedSilentHit: @unchecked Sendable {
+    // (The payload first: the hot path reads it and the serials, which then share a cache line.)
+    let payload: MSALResult.Payload
     let memo: UInt64
     let document: UInt64
     let changeCount: Int
     let times: CachedTokenTimes
-    let payload: MSALResult.Payload
 
-    /// Whether this hit was recorded by `memo` from `document` at `changeCount`.
+    /// Whether this hit was recorded by `memo` from the document with serial `document` at `changeCount`.
     @inline(__always)
-    func isCurrent(memo: SilentHitMemo, document: TokenCacheDocument, changeCount: Int) -> Bool {
-        self.memo == memo.serial && self.document == document.serial && self.changeCount == changeCount
+    func isCurrent(memo: SilentHitMemo, document: UInt64, changeCount: Int) -> Bool {
+        self.memo == memo.serial && self.document == document && self.changeCount == changeCount
     }
 }
 

@@ -27,6 +27,10 @@ final class PartitionCachePort: TokenCachePort, @unchecked Sendable {
         try RequestDiagnostics.timingCache { try slot.withDocument(body) }
     }
 
+    func readUntimed<T>(_ body: (TokenCacheDocument) throws -> T) throws -> T {
+        try slot.withDocument(body)
+    }
+
     func update<T: Sendable>(_ body: @Sendable (TokenCacheDocument) throws -> T) async throws -> T {
         try await withTokenRequest(key: "", timeout: cache.config.lockTimeout) { [slot] in
             try RequestDiagnostics.timingCache { try slot.withDocument(body) }

@@ -46,38 +46,44 @@ public class MSALParameters: @unchecked Sendable {
 }
 
 /// The settings of a token request, read together under one lock when a call starts.
+///
+/// What a remembered cache hit reads (the hit, the fields that rule it out, the correlation id) comes first, so that
+/// it shares the first cache lines of the parameters with their lock.
 struct TokenRequestSettings: Sendable {
-    var scopes: [String]
-    var account: MSALAccount?
-    var authority: MSALAuthority?
-    var claimsRequest: MSALClaimsRequest?
-    var extraQueryParameters: [String: String]?
-    var correlationId: UUID?
-    var loginHint: String?
+    /// The cache hit that last answered these settings (silent requests only); cleared by every change.
+    var rememberedHit: RememberedSilentHit?
     /// Silent requests only (``MSALSilentTokenParameters/forceRefresh``).
     var forceRefresh = false
     var allowLocalRefreshToken = true
+    var correlationId: UUID?
+    var claimsRequest: MSALClaimsRequest?
     /// ``MSALTokenParameters/authenticationScheme`` when it is proof of possession; nil for bearer (a plain field:
     /// the silent hot path checks it on every call).
     var popScheme: MSALAuthenticationSchemePop?
-    /// The cache hit that last answered these settings (silent requests only); cleared by every change.
-    var rememberedHit: RememberedSilentHit?
+    var account: MSALAccount?
+    var scopes: [String]
+    var authority: MSALAuthority?
+    var extraQueryParameters: [String: String]?
+    var loginHint: String?
+
+    init(scopes: [String]) {
+        self.scopes = scopes
+    }
 }
 
 /// Parameters common to interactive and silent token requests.
 public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
-    /// The settings, guarded by `settingsLock` (stored in the parameters themselves: a silent cache hit reads them
-    /// first).
-    private let settingsBox: LockedBox<TokenRequestSettings>
+    /// The settings under their lock (``SettingsLock``).
+    private let settingsLock: SettingsLock<TokenRequestSettings>
 
     /// Runs `body` on the settings under their lock.
-    final func withSettings<T>(_ body: (inout TokenRequestSettings) throws -> T) rethrows -> T {
-        try settingsBox.withLock(body)
+    final func withSettings<T: Sendable>(_ body: (inout TokenRequestSettings) throws -> T) rethrows -> T {
+        try settingsLock.withLock(body)
     }
 
     /// Changes the settings under their lock; the remembered cache hit no longer applies.
     final func changeSettings(_ body: (inout TokenRequestSettings) -> Void) {
-        settingsBox.withLock { settings in
+        settingsLock.withLock { settings in
             body(&settings)
             settings.rememberedHit = nil
         }
@@ -140,7 +146,7 @@ public class MSALTokenParameters: MSALParameters, @unchecked Sendable {
 
     /// Creates parameters for `scopes`.
     public init(scopes: [String]) {
-        settingsBox = LockedBox(TokenRequestSettings(scopes: scopes))
+        settingsLock = SettingsLock(TokenRequestSettings(scopes: scopes))
         super.init()
     }
 }
@@ -189,16 +195,13 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
         self.account = account
     }
 
-    /// Runs `body` on what a remembered cache hit needs of this request (the identities of its account and
-    /// authority, its scopes, its correlation id, and the hit that last answered it), under the settings' lock and
-    /// without copying or retaining the rest; nil when the request cannot be answered from the memo (claims, a
-    /// forced refresh).
-    func withMemoProbe<T>(_ body: (_ probe: SilentHitProbe, _ remembered: inout RememberedSilentHit?) -> T?) -> T? {
+    /// The result of a remembered cache hit for this request (``ClientEngine/rememberedSilentHitNow(_:)``), read
+    /// under the settings' lock; nil when the request cannot be answered from the memo (claims, a forced refresh,
+    /// proof of possession, no account) or no remembered hit answers it.
+    func rememberedHit(_ engine: ClientEngine) -> MSALResult? {
         withSettings { s in
-            guard s.claimsRequest == nil, !s.forceRefresh, s.popScheme == nil, let account = s.account else { return nil }
-            let probe = SilentHitProbe(account: ObjectIdentifier(account), authority: s.authority.map(ObjectIdentifier.init),
-                                       scopes: s.scopes, correlationId: s.correlationId)
-            return body(probe, &s.rememberedHit)
+            guard s.claimsRequest == nil, !s.forceRefresh, s.popScheme == nil else { return nil }
+            return engine.rememberedSilentHitNow(&s)
         }
     }
 

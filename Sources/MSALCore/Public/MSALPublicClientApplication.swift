@@ -183,7 +183,7 @@ public class MSALPublicClientApplication: @unchecked Sendable {
     /// class's table, though the class is not final.)
     public final func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws -> MSALResult {
         // The hot path: a remembered cache hit is answered here, with no task, no await and no collector.
-        if let hit = parameters.withMemoProbe({ engine.rememberedSilentHitNow($0, remembered: &$1) }) {
+        if let hit = parameters.rememberedHit(engine) {
             return externalAccounts == nil ? hit : updatingExternalAccounts(hit)
         }
         let request = parameters.silentRequest()

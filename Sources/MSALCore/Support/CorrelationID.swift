@@ -1,21 +1,30 @@
 import Foundation
+#if !canImport(Darwin)
+import Synchronization
+#endif
 
 /// Fast version-4 UUIDs for correlation ids. Correlation ids only tie a request to its logs; they need to be
-/// unique, not secret, so they come from a generator seeded once from the system's random source.
+/// unique, not secret, so they come from a generator seeded once from the system's random source (SplitMix64: a
+/// counter advanced by a fixed odd step, each value mixed).
 enum CorrelationID {
-    private static let state = LockedBox<UInt64>({
+    private static let step: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private static func seed() -> UInt64 {
         var system = SystemRandomNumberGenerator()
         return system.next()
-    }())
+    }
+    #if canImport(Darwin)
+    // (`Atomic` needs macOS 15 and iOS 18.)
+    private static let state = LockedBox<UInt64>(seed())
+    private static func advance() -> UInt64 { state.withLock { $0 &+= 2 &* step; return $0 } }
+    #else
+    private static let state = Atomic<UInt64>(seed())
+    private static func advance() -> UInt64 { state.wrappingAdd(2 &* step, ordering: .relaxed).newValue }
+    #endif
 
     /// A new random (version 4) UUID.
     static func next() -> UUID {
-        let (a, b) = state.withLock { seed -> (UInt64, UInt64) in
-            seed &+= 0x9E37_79B9_7F4A_7C15
-            let first = mix(seed)
-            seed &+= 0x9E37_79B9_7F4A_7C15
-            return (first, mix(seed))
-        }
+        let counter = advance()
+        let (a, b) = (mix(counter &- step), mix(counter))
         var bytes = (UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16),
                      UInt8(truncatingIfNeeded: a >> 24), UInt8(truncatingIfNeeded: a >> 32), UInt8(truncatingIfNeeded: a >> 40),
                      UInt8(truncatingIfNeeded: a >> 48), UInt8(truncatingIfNeeded: a >> 56),
