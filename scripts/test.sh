@@ -43,53 +43,54 @@ azure_log="$(mktemp)"
 azure_install=$!
 export MSAL_INTEROP_REQUIRED=1
 
-# Chromium and chromedriver for the end-to-end sign-in test (Debian packages). Once installed, the test must run.
-install_browser() {
-    command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 && return 0
-    scripts/apt-install.sh "the browser tests" chromium chromium-driver
-}
-if ! install_browser; then
-    echo "error: chromium and chromium-driver could not be installed; the Chromium end-to-end test will fail" >&2
-fi
-export MSAL_BROWSER_TESTS_REQUIRED=1
-
-# tmux: `msal login` under a real terminal (paste-back sign-in without a display). Once installed, the test must run.
-if ! command -v tmux >/dev/null 2>&1 && ! scripts/apt-install.sh "the terminal sign-in tests" tmux; then
-    echo "error: tmux could not be installed; the terminal sign-in tests will fail" >&2
-fi
-export MSAL_TERMINAL_TESTS_REQUIRED=1
-# The broker's D-Bus tests run on private buses (dbus-daemon, installed with the Secret Service packages below).
-export MSAL_DBUS_REQUIRED=1
-# Microsoft's broker runtime (pymsalruntime, in requirements.txt) against the emulated broker: its library needs
-# WebKitGTK and libsoup (Debian packages) to load. Once installed, the test must run.
-if ! ldconfig -p 2>/dev/null | grep -q 'libwebkit2gtk-4.1.so.0' \
-    && ! scripts/apt-install.sh "Microsoft's broker runtime (pymsalruntime)" libwebkit2gtk-4.1-0 libsoup-3.0-0; then
-    echo "error: WebKitGTK could not be installed; the pymsalruntime broker test will fail" >&2
-fi
-export MSAL_BROKER_REQUIRED=1
-
-# A Secret Service (gnome-keyring on a private session bus), libsecret, keyutils, and Debian's Python with PyGObject
-# for msal-extensions' LibsecretPersistence (Debian packages). Once installed, those tests must run.
+# The Debian packages the tests need, each installed only where it is missing (apt-get, with sudo when not root), in
+# the background while Swift builds: apt waits on the network and the disk much of the time, the build on the CPU.
+# Once installed, the tests that use them must run (the MSAL_*_REQUIRED switches). Waited for after the build.
+# - Chromium and chromedriver, for the end-to-end sign-in test;
+# - tmux: `msal login` under a real terminal (paste-back sign-in without a display);
+# - WebKitGTK and libsoup, which Microsoft's broker runtime (pymsalruntime, in requirements.txt) needs to load, for its
+#   test against the emulated broker;
+# - a Secret Service (gnome-keyring on a private session bus), libsecret, keyutils, and Debian's Python with PyGObject
+#   for msal-extensions' LibsecretPersistence (the broker's D-Bus tests run on private buses with this dbus-daemon);
+# - PostgreSQL, for the PostgreSQL token cache's tests (scripts/postgres-test-cluster.sh installs it itself otherwise);
+# - dpkg-dev (dpkg-shlibdeps) and man-db (man), for the Debian package step.
 secret_service_packages=(gnome-keyring dbus libsecret-1-0 libsecret-tools keyutils libkeyutils1 python3-gi gir1.2-secret-1)
-install_secret_service() {
-    command -v gnome-keyring-daemon >/dev/null 2>&1 && command -v dbus-run-session >/dev/null 2>&1 \
-        && command -v secret-tool >/dev/null 2>&1 && command -v keyctl >/dev/null 2>&1 \
-        && /usr/bin/python3 -c "import gi; gi.require_version('Secret', '1')" >/dev/null 2>&1 \
-        && return 0
-    scripts/apt-install.sh "the encrypted token cache tests" "${secret_service_packages[@]}"
-}
-if ! install_secret_service; then
-    echo "error: the Secret Service packages could not be installed; the Secret Service tests will fail" >&2
-fi
-# msal-extensions on Debian's Python (which has PyGObject): the Secret Service interop peer.
 secret_python=".build/secret-service-python"
-if [ -x /usr/bin/python3 ] && [ ! -x "$secret_python/bin/python" ]; then
-    /usr/bin/python3 -m venv --system-site-packages "$secret_python" || true
-fi
-if [ -x "$secret_python/bin/python" ]; then
-    "$secret_python/bin/python" -m pip install --quiet --disable-pip-version-check \
-        "$(grep -i '^msal-extensions' Tests/python/requirements.txt)" || true
-fi
+install_debian_packages() {
+    if ! { command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } \
+        && ! scripts/apt-install.sh "the browser tests" chromium chromium-driver; then
+        echo "error: chromium and chromium-driver could not be installed; the Chromium end-to-end test will fail"
+    fi
+    if ! command -v tmux >/dev/null 2>&1 && ! scripts/apt-install.sh "the terminal sign-in tests" tmux; then
+        echo "error: tmux could not be installed; the terminal sign-in tests will fail"
+    fi
+    if ! ldconfig -p 2>/dev/null | grep -q 'libwebkit2gtk-4.1.so.0' \
+        && ! scripts/apt-install.sh "Microsoft's broker runtime (pymsalruntime)" libwebkit2gtk-4.1-0 libsoup-3.0-0; then
+        echo "error: WebKitGTK could not be installed; the pymsalruntime broker test will fail"
+    fi
+    if ! { command -v gnome-keyring-daemon >/dev/null 2>&1 && command -v dbus-run-session >/dev/null 2>&1 \
+            && command -v secret-tool >/dev/null 2>&1 && command -v keyctl >/dev/null 2>&1 \
+            && /usr/bin/python3 -c "import gi; gi.require_version('Secret', '1')" >/dev/null 2>&1; } \
+        && ! scripts/apt-install.sh "the encrypted token cache tests" "${secret_service_packages[@]}"; then
+        echo "error: the Secret Service packages could not be installed; the Secret Service tests will fail"
+    fi
+    # msal-extensions on Debian's Python (which has PyGObject): the Secret Service interop peer.
+    if [ -x /usr/bin/python3 ] && [ ! -x "$secret_python/bin/python" ]; then
+        /usr/bin/python3 -m venv --system-site-packages "$secret_python" || true
+    fi
+    if [ -x "$secret_python/bin/python" ]; then
+        "$secret_python/bin/python" -m pip install --quiet --disable-pip-version-check \
+            "$(grep -i '^msal-extensions' Tests/python/requirements.txt)" || true
+    fi
+    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null \
+        || scripts/apt-install.sh "the PostgreSQL token cache tests" postgresql || true
+    command -v dpkg-shlibdeps >/dev/null 2>&1 || scripts/apt-install.sh "the Debian package" dpkg-dev || true
+    command -v man >/dev/null 2>&1 || scripts/apt-install.sh "the Debian package's man page" man-db || true
+}
+debian_log="$(mktemp)"
+install_debian_packages >"$debian_log" 2>&1 &
+debian_install=$!
+export MSAL_BROWSER_TESTS_REQUIRED=1 MSAL_TERMINAL_TESTS_REQUIRED=1 MSAL_DBUS_REQUIRED=1 MSAL_BROKER_REQUIRED=1
 
 # The layering the architecture depends on (MSALCore platform-free, the emulator apart from the client).
 python3 scripts/module-graph.py
@@ -107,6 +108,9 @@ if ! wait "$azure_install"; then
     exit 1
 fi
 rm -f "$azure_log"
+wait "$debian_install" || true
+cat "$debian_log" >&2
+rm -f "$debian_log"
 # The PostgreSQL token cache's tests run against a throw-away cluster (installed and started by the script).
 export MSAL_POSTGRES_REQUIRED=1
 # The suites that check how long something takes (timeouts, bounded waits) run after the others, on a quiet process:
