@@ -91,8 +91,8 @@ extension ClientEngine {
             guard let account = request.account else { return nil }
             let probe = SilentHitProbe(account: ObjectIdentifier(account), authority: request.authority.map(ObjectIdentifier.init),
                                        scopes: request.scopes)
-            guard let found = try cache.readUntimed({ document in
-                hitMemo.remembered(probe, document: document, changeCount: document.changeCount) { usable($0, now: now) }
+            guard let found = hitMemo.remembered(probe, document: document, changeCount: changeCount, usable: {
+                usable($0, now: now)
             }) else { return nil }
             request.rememberedHit = found
             payload = found.payload

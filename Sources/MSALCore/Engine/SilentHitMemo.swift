@@ -63,14 +63,14 @@ final class SilentHitMemo: @unchecked Sendable {
         scopes.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) }
     }
 
-    /// The hit for `probe` when it was read from `document` at `changeCount` and its token is `usable`; nil
-    /// otherwise.
-    func remembered(_ probe: SilentHitProbe, document: TokenCacheDocument, changeCount: Int,
+    /// The hit for `probe` when it was read from the document with serial `document` at `changeCount` and its token
+    /// is `usable`; nil otherwise.
+    func remembered(_ probe: SilentHitProbe, document: UInt64, changeCount: Int,
                     usable: (CachedTokenTimes) -> Bool) -> RememberedSilentHit? {
         lock.lock()
         defer { lock.unlock() }
         guard let hit = find(account: probe.account, authority: probe.authority, scopes: probe.scopes),
-              hit.remembered.isCurrent(memo: self, document: document.serial, changeCount: changeCount),
+              hit.remembered.isCurrent(memo: self, document: document, changeCount: changeCount),
               usable(hit.remembered.times) else { return nil }
         return hit.remembered
     }
