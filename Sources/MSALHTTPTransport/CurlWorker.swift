@@ -74,8 +74,12 @@ final class CurlWorkerPool: Sendable {
     /// Releases the workers idle for the idle timeout at `now`; the others wait for the next sweep.
     func sweep(now: ContinuousClock.Instant) {
         let (released, again) = state.withLock { state -> ([CurlWorker], Bool) in
-            let expired = state.idle.filter { now - $0.since >= idleTimeout }.map(\.worker)
-            state.idle.removeAll { now - $0.since >= idleTimeout }
+            var expired: [CurlWorker] = []
+            state.idle.removeAll { idle in
+                guard now - idle.since >= idleTimeout else { return false }
+                expired.append(idle.worker)
+                return true
+            }
             state.sweepScheduled = !state.idle.isEmpty && !state.shutDown
             return (expired, state.sweepScheduled)
         }
